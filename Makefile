@@ -1,0 +1,37 @@
+# Pepper Arena. `make` lists the targets; `make arena` and `make test` are the two you need.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help install test lint bench arena clean
+
+help: ## list the targets
+	@echo "Pepper Arena"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version.split()[0]'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install the project with its test extras
+
+test: install ## run the whole test suite
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+lint: install ## static checks (ruff)
+	$(BIN)/ruff check referee arena sample_bots tests bench
+
+bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
+	$(BIN)/python bench/engine.py
+
+arena: install ## run the default tournament and print the ranked table
+	$(BIN)/pepper simulate --ruleset iowa --games 1000 --seed 1
+
+clean: ## remove the virtualenv and caches
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -1,0 +1,24 @@
+"""The Pepper rules engine (standard library only).
+
+Start here::
+
+    from referee.rules import Game
+    g = Game("iowa", seed=7)
+    while not g.is_over:
+        g.apply(g.legal_actions()[0])
+    print(g.outcome)
+"""
+
+from .actions import ACTIONS, BID_NAMES, Action, ActionKind
+from .cards import CARDS, Card, Rank, Strain, Suit, card_strength, effective_suit, trick_winner_index
+from .errors import ActionError, GameOverError, IllegalActionError, InvalidActionError, RulesError, RulesetError
+from .game import Contract, DealResult, Event, Game, Outcome, Phase, SeatView
+from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, load_ruleset_file, ruleset_from_dict
+
+__all__ = [
+    "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",
+    "effective_suit", "trick_winner_index", "ActionError", "GameOverError", "IllegalActionError",
+    "InvalidActionError", "RulesError", "RulesetError", "Contract", "DealResult", "Event", "Game", "Outcome",
+    "Phase", "SeatView", "BUILTIN_RULESETS", "BidLevel", "Ruleset", "Table", "get_ruleset", "load_ruleset_file",
+    "ruleset_from_dict",
+]

@@ -1,0 +1,37 @@
+"""Typed errors. Each names what was wrong, where, and what is allowed."""
+
+from __future__ import annotations
+
+__all__ = ["RulesError", "RulesetError", "ActionError", "InvalidActionError", "IllegalActionError", "GameOverError"]
+
+
+class RulesError(Exception):
+    """Base class of every error the rules engine raises."""
+
+
+class RulesetError(RulesError, ValueError):
+    """A ruleset name, file or parameter is not valid."""
+
+    def __init__(self, message: str, *, key: str | None = None, allowed: str | None = None, source: str | None = None):
+        self.key, self.allowed, self.source = key, allowed, source
+        super().__init__(message + (f" (allowed: {allowed})" if allowed else ""))
+
+
+class ActionError(RulesError, ValueError):
+    """An action was refused. Names the phase, the seat and the action."""
+
+    def __init__(self, message: str, *, phase, seat: int | None, action, legal=()):
+        self.phase, self.seat, self.action, self.legal = phase, seat, action, tuple(legal)
+        super().__init__(message)
+
+
+class InvalidActionError(ActionError):
+    """The action is malformed: not an action at all, or not of the kind asked for."""
+
+
+class IllegalActionError(ActionError):
+    """The action is well-formed but the rules forbid it here."""
+
+
+class GameOverError(RulesError):
+    """An action was applied to a game that is over."""
