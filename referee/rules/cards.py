@@ -19,7 +19,7 @@ from enum import IntEnum
 
 __all__ = [
     "Suit", "Strain", "Rank", "Card", "CARDS", "NO_TRUMP",
-    "effective_suit", "card_strength", "trick_winner_index",
+    "effective_suit", "card_strength", "trick_winner_index", "legal_plays",
     "EFFECTIVE_SUIT", "STRENGTH", "TRICK_RANK", "make_deck",
 ]
 
@@ -191,6 +191,20 @@ def trick_winner_index(cards: list[int] | tuple[int, ...], trump: int) -> int:
         if r > best_rank:
             best, best_rank = i, r
     return best
+
+
+def legal_plays(hand: list[int], led_card: int | None, trump: int) -> list[int]:
+    """Cards of ``hand`` that may be played: follow the effective suit led when able.
+
+    ``led_card`` is the first card of the trick, or None when leading. A hand
+    holding only the left bower of the led *printed* suit cannot follow it with
+    that card (the bower is a trump), and must follow trump with it.
+    """
+    if led_card is None:
+        return list(hand)
+    eff = EFFECTIVE_SUIT[trump]
+    led = eff[led_card]
+    return [c for c in hand if eff[c] == led] or list(hand)
 
 
 def make_deck(ranks: tuple[int, ...], copies: int) -> list[int]:

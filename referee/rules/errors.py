@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["RulesError", "RulesetError", "ActionError", "InvalidActionError", "IllegalActionError", "GameOverError"]
+__all__ = ["RulesError", "RulesetError", "ActionError", "InvalidActionError", "IllegalActionError", "GameOverError",
+           "RecordError", "ReplayMismatchError"]
 
 
 class RulesError(Exception):
@@ -35,3 +36,11 @@ class IllegalActionError(ActionError):
 
 class GameOverError(RulesError):
     """An action was applied to a game that is over."""
+
+
+class RecordError(RulesError, ValueError):
+    """A game record is malformed: not a record, or missing or mistyped fields."""
+
+
+class ReplayMismatchError(RulesError):
+    """A record replayed legally but to a different outcome than it recorded."""

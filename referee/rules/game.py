@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
-from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, STRAIN_SYMBOLS, TRICK_RANK, Card, Strain, sort_key
-from .errors import GameOverError, IllegalActionError, InvalidActionError, RulesError
+from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, legal_plays, sort_key, trick_winner_index
+from .errors import GameOverError, IllegalActionError, InvalidActionError, RecordError, ReplayMismatchError, RulesError
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, ruleset_from_dict
 
 __all__ = ["Game", "Phase", "Event", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
@@ -282,6 +282,21 @@ class Game:
         return len(self.decks_dealt)
 
     @property
+    def trump(self) -> int:
+        """The strain of the current contract (4 = no-trump, also before trump is named)."""
+        return self._trump
+
+    @property
+    def trick_cards(self) -> list[int]:
+        """Cards of the trick in progress, in playing order (read-only)."""
+        return self._trick_cards
+
+    @property
+    def trick_seats(self) -> list[int]:
+        """Seats that played to the trick in progress, in order (read-only)."""
+        return self._trick_seats
+
+    @property
     def is_over(self) -> bool:
         return self.outcome is not None
 
@@ -328,6 +343,8 @@ class Game:
             return self._error(InvalidActionError, f"not an action id: {action!r}", action)
         a = ACTIONS[action]
         wanted = {ACTIONS[i].kind for i in self._legal}
+        if ActionKind.BID in wanted:
+            wanted.add(ActionKind.PASS)  # a pass is a bidding decision (illegal, not invalid, for a dealer who must bid)
         if a.kind not in wanted:
             kinds = " or ".join(sorted(k.value for k in wanted))
             return self._error(InvalidActionError, f"{str(self.phase)} phase asks seat {self.to_act} for {kinds}, not {a.kind.value}", a)
@@ -587,8 +604,8 @@ class Game:
         eff = EFFECTIVE_SUIT[self._trump]
         trick = self._trick_cards
         if trick:
+            legal = legal_plays(hand, trick[0], self._trump)
             led = eff[trick[0]]
-            legal = [c for c in hand if eff[c] == led] or hand
             pc = self._partner_card
             if self._partner_open and pc is not None and pc in legal and eff[pc] == led and seat != self.contract.bidder:
                 # Nobody may play a lower card to avoid partnering: a holder of
@@ -601,7 +618,7 @@ class Game:
             legal = hand
         if self.table.has_copies:
             return list(dict.fromkeys(legal))
-        return list(legal)
+        return legal if legal is not hand else list(hand)
 
     def _apply_play(self, card: int) -> None:
         seat = self.to_act
@@ -615,12 +632,7 @@ class Game:
         if len(tc) < self._n_active:
             self.to_act = self._next[seat]
             return
-        table = TRICK_RANK[self._trump][EFFECTIVE_SUIT[self._trump][tc[0]]]
-        best, best_rank = 0, table[tc[0]]
-        for i in range(1, len(tc)):
-            if table[tc[i]] > best_rank:  # strict: of identical cards the first played wins
-                best, best_rank = i, table[tc[i]]
-        winner = ts[best]
+        winner = ts[trick_winner_index(tc, self._trump)]
         self.tricks_won[winner] += 1
         self._tricks.append((self._leader, tuple(zip(ts, tc)), winner))
         self._log.append(("trick", winner, (self._leader, tuple(tc)), PUBLIC))
@@ -814,14 +826,30 @@ class Game:
 
     @classmethod
     def from_record(cls, rec: dict, *, verify: bool = True) -> "Game":
-        """Replay a record. Raises :class:`ActionError` (with ``.index``) at the first illegal action,
-        and :class:`RulesError` if ``verify`` and the replayed outcome differs from the recorded one."""
+        """Replay a record exactly.
+
+        Raises :class:`RecordError` for something that is not a well-formed
+        record, :class:`ActionError` (with ``.index``) at the first refused
+        action, and :class:`ReplayMismatchError` if ``verify`` and the replayed
+        outcome differs from the recorded one.
+        """
         if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
-            raise RulesError(f"not a game record: expected \"format\": \"{RECORD_FORMAT}\"")
-        params = rec.get("ruleset_params")
-        rs = ruleset_from_dict({k: v for k, v in params.items() if k in _RECORD_PARAM_KEYS}, source="record") if params else get_ruleset(rec["ruleset"])
-        g = cls(rs, rec.get("players"), seed=rec.get("seed", 0), decks=rec.get("decks"), first_dealer=rec.get("first_dealer"))
-        for i, text in enumerate(rec.get("actions", [])):
+            raise RecordError(f"not a game record: expected \"format\": \"{RECORD_FORMAT}\"")
+        try:
+            params = rec.get("ruleset_params")
+            if params:
+                rs = ruleset_from_dict({k: v for k, v in params.items() if k in _RECORD_PARAM_KEYS and v is not None}, source="record")
+            else:
+                rs = get_ruleset(rec["ruleset"])
+            g = cls(rs, rec.get("players"), seed=rec.get("seed", 0), decks=rec.get("decks"), first_dealer=rec.get("first_dealer"))
+            actions = rec.get("actions", [])
+            if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+                raise RecordError("record field 'actions' must be a list of action texts")
+        except RecordError:
+            raise
+        except (KeyError, TypeError, ValueError) as e:
+            raise RecordError(f"malformed game record: {e!s}") from None
+        for i, text in enumerate(actions):
             try:
                 g.apply(text)
             except RulesError as e:
@@ -831,7 +859,7 @@ class Game:
         if verify and "outcome" in rec:
             got = g.outcome.to_dict() if g.outcome else None
             if got != rec["outcome"]:
-                raise RulesError(f"replay diverges from the record: recorded outcome {rec['outcome']}, replayed {got}")
+                raise ReplayMismatchError(f"replay diverges from the record: recorded outcome {rec['outcome']}, replayed {got}")
         return g
 
     replay = from_record
@@ -848,6 +876,39 @@ class Game:
         g._private = [{k: list(v) for k, v in p.items()} for p in self._private]
         g._rng = random.Random()
         g._rng.setstate(self._rng.getstate())
+        return g
+
+    @classmethod
+    def at_play(cls, ruleset: Ruleset | str, players: int, *, dealer: int, bidder: int, bid: str, trump: int,
+                hands: list[list[int]], plays: list[tuple[int, int]] = (), scores: list[int] | None = None,
+                seed: int = 0) -> "Game":
+        """A game positioned in the play phase of a deal, for search bots (determinization).
+
+        ``hands`` are the cards each seat holds *now* (the caller samples the
+        ones it cannot see); ``plays`` are the deal's (seat, card) plays so far,
+        in order. The plays are replayed through the normal rules, so partner
+        calls and forced plays are recomputed and an inconsistent history
+        raises :class:`ActionError`. Later deals are shuffled from ``seed``.
+        """
+        g = cls(ruleset, players, seed=seed, first_dealer=dealer)
+        lv = next((lv for lv in g.table.ladder if lv.name == bid), None)
+        if lv is None:
+            raise ValueError(f"bid {bid!r} is not on the {g.ruleset.name} ladder")
+        g.hands = [list(h) for h in hands]
+        for s, c in plays:
+            g.hands[s].append(c)
+        if scores is not None:
+            g.scores = list(scores)
+        g._level, g._high_bidder = lv, bidder
+        g.contract = Contract(bidder, lv.name, Strain(trump), lv.alone, lv.tricks)
+        g._trump = trump
+        g._legal = None
+        g._start_play()
+        for s, c in plays:
+            if g.to_act != s:
+                raise IllegalActionError(f"seat {s} played out of turn (seat {g.to_act} was to play)",
+                                         phase=g.phase, seat=g.to_act, action=ACTIONS[c])
+            g.apply(c)
         return g
 
     def __repr__(self) -> str:

@@ -259,10 +259,10 @@ def ruleset_from_dict(data: dict, source: str = "<dict>") -> Ruleset:
     def bad(key: str, msg: str, allowed: str | None = None) -> RulesetError:
         return RulesetError(f"{source}: key {key!r}: {msg}", key=key, allowed=allowed or _FILE_KEYS.get(key), source=source)
 
-    unknown = sorted(set(data) - set(_FILE_KEYS) - {"family", "source"})
+    unknown = sorted(set(data) - set(_FILE_KEYS))
     if unknown:
         raise bad(unknown[0], "unknown key", "one of " + ", ".join(sorted(_FILE_KEYS)))
-    base_name = data.get("extends", data.get("family"))
+    base_name = data.get("extends")
     if not isinstance(base_name, str) or base_name not in BUILTIN_RULESETS:
         raise bad("extends", f"must name a built-in ruleset, got {base_name!r}", ", ".join(BUILTIN_RULESETS))
     base = BUILTIN_RULESETS[base_name]
@@ -312,8 +312,11 @@ def ruleset_from_dict(data: dict, source: str = "<dict>") -> Ruleset:
             raise bad("player_counts", f"got {pc!r}", f"a non-empty list drawn from {list(base.player_counts)}")
         changes["player_counts"] = tuple(sorted(set(pc)))
     rs = dataclasses.replace(base, _tables={}, **changes)
-    if rs.name in BUILTIN_RULESETS and rs != base:
+    if rs.name in BUILTIN_RULESETS:
         raise bad("name", f"{rs.name!r} is a built-in ruleset; give the file its own name", "a new name")
+    if "description" not in data:
+        changed = ", ".join(f"{k} = {data[k]!r}" for k in _FILE_KEYS if k in data and k not in ("extends", "name"))
+        rs = dataclasses.replace(rs, description=f"{base_name} with {changed or 'no changes'} (from {source})")
     for n in rs.player_counts:  # validate the ladder for every player count now, not mid-game
         rs.table(n)
     return rs

@@ -1,0 +1,1 @@
+"""Pepper Arena: the command line (``pepper``) and, later, the tournament runner."""

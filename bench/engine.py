@@ -1,0 +1,117 @@
+"""Engine benchmark: random-play deals per second, every ruleset and player count, vs OpenSpiel euchre.
+
+Both engines are driven the same way from Python: at each step a uniformly
+random legal action (for OpenSpiel, chance nodes pick uniformly among
+``state.chance_outcomes()``). One OpenSpiel euchre game is one deal. Our deals
+include thrown-in deals (everyone passed), which are cheap; the table shows
+their share and the rate of played deals alone.
+
+    .venv/bin/python bench/engine.py [--runs 5] [--seconds 1.0] [--json]
+
+Each run plays whole games until ``--seconds`` of CPU time (this process's,
+``time.process_time``: steadier than wall time on a busy machine) have passed;
+the median run is reported. With ``--json`` a last line holds every figure as
+one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import time
+
+from referee.rules import BUILTIN_RULESETS, Game
+
+
+def run_ours(name: str, players: int, seconds: float, seed: int) -> tuple[float, float, int]:
+    """One timed run: (deals/s, played deals/s, deals) of whole random games."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    deals = thrown_in = 0
+    start = time.process_time()
+    elapsed = 0.0
+    while elapsed < seconds:
+        g = Game(name, players, seed=rng.getrandbits(32))
+        legal, apply = g.legal_action_ids, g.apply
+        while g.outcome is None:
+            apply(choice(legal()))
+        deals += len(g.deals)
+        thrown_in += sum(d.thrown_in for d in g.deals)
+        elapsed = time.process_time() - start
+    return deals / elapsed, (deals - thrown_in) / elapsed, deals
+
+
+def run_openspiel(game, seconds: float, seed: int) -> tuple[float, int]:
+    """One timed run of OpenSpiel euchre: (deals/s, deals); one game is one deal."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    deals = 0
+    start = time.process_time()
+    elapsed = 0.0
+    while elapsed < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(choice(state.legal_actions()))
+        deals += 1
+        elapsed = time.process_time() - start
+    return deals / elapsed, deals
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5, help="timed runs per configuration (default 5)")
+    ap.add_argument("--seconds", type=float, default=1.0, help="length of one run in seconds (default 1.0)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="also print one JSON line with every figure")
+    args = ap.parse_args()
+    if args.runs < 1 or args.seconds <= 0:
+        ap.error("--runs must be >= 1 and --seconds > 0")
+
+    print(f"Random-play deals per CPU second, median of {args.runs} runs of ~{args.seconds:g} s "
+          f"(Python {platform.python_version()}, {platform.machine()})")
+    print("Deals include thrown-in deals (everyone passed); 'played/s' counts the other deals only.\n")
+    print(f"{'ruleset':<12} {'players':>7} {'deals/s':>9} {'played/s':>9} {'thrown in':>9} {'min..max deals/s':>18}")
+    results = []
+    for name, rs in BUILTIN_RULESETS.items():
+        for n in rs.player_counts:
+            runs = [run_ours(name, n, args.seconds, args.seed + k) for k in range(args.runs)]
+            rates = [r[0] for r in runs]
+            med, med_played = statistics.median(rates), statistics.median(r[1] for r in runs)
+            share = 1 - sum(r[1] for r in runs) / sum(r[0] for r in runs)
+            results.append({"ruleset": name, "players": n, "deals_per_second": round(med, 1),
+                            "played_deals_per_second": round(med_played, 1), "thrown_in_share": round(share, 4),
+                            "runs": [round(r, 1) for r in rates]})
+            print(f"{name:<12} {n:>7} {med:>9.0f} {med_played:>9.0f} {share:>9.1%} "
+                  f"{min(rates):>8.0f}..{max(rates):<9.0f}")
+
+    iowa = next(r for r in results if r["ruleset"] == "iowa")
+    openspiel = None
+    try:
+        import pyspiel
+    except ImportError:
+        print("\nOpenSpiel (pyspiel) is not installed: no euchre comparison. "
+              "Install the test extras (pip install -e '.[test]') to get it.")
+    else:
+        game = pyspiel.load_game("euchre")
+        rates = [run_openspiel(game, args.seconds, args.seed + k)[0] for k in range(args.runs)]
+        med = statistics.median(rates)
+        openspiel = {"game": str(game), "deals_per_second": round(med, 1), "runs": [round(r, 1) for r in rates],
+                     "ratio_iowa": round(iowa["deals_per_second"] / med, 3),
+                     "ratio_iowa_played": round(iowa["played_deals_per_second"] / med, 3)}
+        print(f"\nOpenSpiel {game} (C++ engine, driven from Python; one game = one deal, never thrown in):")
+        print(f"  {med:.0f} deals/s (min..max {min(rates):.0f}..{max(rates):.0f})")
+        print(f"  ratio iowa/OpenSpiel: {openspiel['ratio_iowa']:.2f} "
+              f"(played deals only: {openspiel['ratio_iowa_played']:.2f})")
+    if args.json:
+        print(json.dumps({"runs": args.runs, "seconds": args.seconds, "python": platform.python_version(),
+                          "results": results, "openspiel_euchre": openspiel}))
+
+
+if __name__ == "__main__":
+    main()
