@@ -1,0 +1,112 @@
+"""Line-ups and duplicate deals: which bots sit where, on which deck.
+
+A *match* is one line-up on one deck seed. With duplicate deals (the
+default) a match is several games on the same seed with the seats rotated,
+so each bot, or each partnership, plays the same cards the others did and the
+luck of the deal cancels out:
+
+- mirrored partnerships (every seat of a team the same bot): 2 games, the
+  teams swap seats;
+- mixed partnerships and free-for-all tables: one game per seat rotation,
+  so every bot sits in every seat.
+
+Seed k of a run is ``random.Random(f"{run seed}/{k}")``-derived, so the plan
+is a pure function of the config (resuming rebuilds the same plan).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from referee.rules import get_ruleset
+
+Plan = list[tuple[int, str, int, int, list[str]]]  # (match, ruleset, players, seed, seats)
+
+
+def is_partnership(ruleset: str, players: int) -> bool:
+    t = get_ruleset(ruleset).table(players)
+    return t.teams < players
+
+
+def lineups(bots: list[str], ruleset: str, players: int, mode: str = "mirrored") -> list[list[str]]:
+    """Every line-up of the round robin, as bot names by seat (before rotation)."""
+    t = get_ruleset(ruleset).table(players)
+    bots = sorted(dict.fromkeys(bots))
+    if len(bots) < 2:
+        raise ValueError(f"a tournament needs at least 2 bots, got {len(bots)}: register more with `pepper bot register`")
+    if t.teams < players:  # partnerships
+        team_seats = [t.team_seats(i) for i in range(t.teams)]
+        size = len(team_seats[0])
+        out = []
+        if mode == "mirrored":
+            for a, b in itertools.combinations(bots, 2):
+                seats = [""] * players
+                for s in team_seats[0]:
+                    seats[s] = a
+                for s in team_seats[1]:
+                    seats[s] = b
+                out.append(seats)
+            return out
+        if mode != "mixed":
+            raise ValueError(f"unknown line-up mode {mode!r}: expected mirrored or mixed")
+        # Mixed: two disjoint groups of bots; a group smaller than its team repeats to fill it.
+        seen = set()
+        for k0 in range(1, size + 1):
+            for g0 in itertools.combinations(bots, k0):
+                rest = [b for b in bots if b not in g0]
+                for k1 in range(1, min(size, len(rest)) + 1):
+                    for g1 in itertools.combinations(rest, k1):
+                        if k0 == 1 and k1 == 1:
+                            continue  # that is a mirrored line-up
+                        key = frozenset((g0, g1))
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        seats = [""] * players
+                        for i, s in enumerate(team_seats[0]):
+                            seats[s] = g0[i % k0]
+                        for i, s in enumerate(team_seats[1]):
+                            seats[s] = g1[i % k1]
+                        out.append(seats)
+        if not out:
+            raise ValueError(f"mixed partnerships need at least 3 bots, got {len(bots)}")
+        return out
+    # Free-for-all: every combination of distinct bots; with fewer bots than seats, each bot in turn fills the rest.
+    if len(bots) >= players:
+        return [list(c) for c in itertools.combinations(bots, players)]
+    return [bots + [bots[(j + i) % len(bots)] for i in range(players - len(bots))] for j in range(len(bots))]
+
+
+def rotations(seats: list[str], partnership_mirrored: bool) -> list[list[str]]:
+    """The games of one duplicate match: the line-up with the seats rotated."""
+    n = len(seats)
+    steps = (0, 1) if partnership_mirrored else range(n)
+    out = []
+    for r in steps:
+        rotated = [seats[(s - r) % n] for s in range(n)]
+        if rotated not in out:
+            out.append(rotated)
+    return out
+
+
+def match_seed(run_seed: int, match: int) -> int:
+    return random.Random(f"{run_seed}/{match}").randrange(1 << 31)
+
+
+def plan(bots: list[str], ruleset: str, players: int, games: int, seed: int, *, mode: str = "mirrored",
+         duplicate: bool = True, first_match: int = 0, lineup_order: list[list[str]] | None = None) -> Plan:
+    """At least ``games`` games (whole matches), cycling through the line-ups."""
+    ups = lineup_order or lineups(bots, ruleset, players, mode)
+    mirrored = mode == "mirrored" and is_partnership(ruleset, players)
+    out: Plan = []
+    m = first_match
+    i = 0
+    while len(out) < games:
+        seats = ups[i % len(ups)]
+        s = match_seed(seed, m)
+        for rotated in (rotations(seats, mirrored) if duplicate else [seats]):
+            out.append((m, ruleset, players, s, rotated))
+        m += 1
+        i += 1
+    return out
