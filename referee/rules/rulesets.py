@@ -168,7 +168,8 @@ def _resolve(rs: Ruleset, n: int) -> Table:
     max_bid = rs.max_bid if rs.max_bid is not None else _default_max_bid(fam, hand)
     if not (1 <= rs.min_bid <= max_bid <= hand):
         raise RulesetError(
-            f"ruleset {rs.name!r}: bids {rs.min_bid}..{max_bid} do not fit {hand} tricks with {n} players",
+            f"{rs.source}: key 'min_bid/max_bid': ruleset {rs.name!r}: bids {rs.min_bid}..{max_bid} "
+            f"do not fit {hand} tricks with {n} players",
             key="min_bid/max_bid", allowed=f"1 <= min_bid <= max_bid <= {hand}", source=rs.source,
         )
     ladder = [BidLevel(str(k), BID_NAMES.index(str(k)), k, False, False, None) for k in range(rs.min_bid, max_bid + 1)]
