@@ -63,35 +63,35 @@ class Action(int):
 
     # -- constructors -------------------------------------------------------
     @staticmethod
-    def play(card: int) -> "Action":
+    def play(card: int) -> Action:
         return ACTIONS[PLAY_BASE + card]
 
     @staticmethod
-    def discard(card: int) -> "Action":
+    def discard(card: int) -> Action:
         return ACTIONS[DISCARD_BASE + card]
 
     @staticmethod
-    def give(card: int | None) -> "Action":
+    def give(card: int | None) -> Action:
         return ACTIONS[GIVE_NONE if card is None else GIVE_BASE + card]
 
     @staticmethod
-    def trump(strain: int) -> "Action":
+    def trump(strain: int) -> Action:
         return ACTIONS[TRUMP_BASE + strain]
 
     @staticmethod
-    def exchange(yes: bool) -> "Action":
+    def exchange(yes: bool) -> Action:
         return ACTIONS[EXCHANGE_YES if yes else EXCHANGE_NO]
 
     @staticmethod
-    def cede(yes: bool) -> "Action":
+    def cede(yes: bool) -> Action:
         return ACTIONS[CEDE_YES if yes else CEDE_NO]
 
     @staticmethod
-    def pass_() -> "Action":
+    def pass_() -> Action:
         return ACTIONS[PASS]
 
     @staticmethod
-    def bid(level: str, strain: int | None = None) -> "Action":
+    def bid(level: str, strain: int | None = None) -> Action:
         try:
             li = BID_NAMES.index(level)
         except ValueError:
@@ -99,7 +99,7 @@ class Action(int):
         return ACTIONS[BID_BASE + li * 6 + (_NO_STRAIN if strain is None else strain)]
 
     @classmethod
-    def parse(cls, text: str) -> "Action":
+    def parse(cls, text: str) -> Action:
         """Parse the canonical text form (case-insensitive, extra spaces ignored)."""
         words = text.strip().lower().split()
         try:

@@ -37,7 +37,7 @@ class Suit(IntEnum):
         return "SHDC"[self]
 
     @property
-    def same_colour(self) -> "Suit":
+    def same_colour(self) -> Suit:
         """The other suit of this suit's colour (home of the left bower)."""
         # S(0) <-> C(3) and H(1) <-> D(2).
         return Suit(3 - self)
@@ -56,7 +56,7 @@ class Strain(IntEnum):
         return STRAIN_SYMBOLS[self]
 
     @classmethod
-    def parse(cls, text: str) -> "Strain":
+    def parse(cls, text: str) -> Strain:
         try:
             return cls(STRAIN_SYMBOLS.index(text.strip().upper()))
         except ValueError:
@@ -93,11 +93,11 @@ class Card(int):
     __slots__ = ()
 
     @classmethod
-    def of(cls, rank: int, suit: int) -> "Card":
+    def of(cls, rank: int, suit: int) -> Card:
         return CARDS[suit * 6 + rank]
 
     @classmethod
-    def parse(cls, text: str) -> "Card":
+    def parse(cls, text: str) -> Card:
         """Parse ``"JH"``, ``"10S"``, ``"9d"`` (``T`` is accepted for ten)."""
         t = text.strip().upper()
         rank = _RANK_PARSE.get(t[:-1])

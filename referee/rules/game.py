@@ -825,7 +825,7 @@ class Game:
         return json.dumps(self.record(), **kw)
 
     @classmethod
-    def from_record(cls, rec: dict, *, verify: bool = True) -> "Game":
+    def from_record(cls, rec: dict, *, verify: bool = True) -> Game:
         """Replay a record exactly.
 
         Raises :class:`RecordError` for something that is not a well-formed
@@ -864,7 +864,7 @@ class Game:
 
     replay = from_record
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         """An independent copy (for search bots): lists are copied, immutable values shared."""
         g = object.__new__(Game)
         g.__dict__.update(self.__dict__)
@@ -881,7 +881,7 @@ class Game:
     @classmethod
     def at_play(cls, ruleset: Ruleset | str, players: int, *, dealer: int, bidder: int, bid: str, trump: int,
                 hands: list[list[int]], plays: list[tuple[int, int]] = (), scores: list[int] | None = None,
-                seed: int = 0) -> "Game":
+                seed: int = 0) -> Game:
         """A game positioned in the play phase of a deal, for search bots (determinization).
 
         ``hands`` are the cards each seat holds *now* (the caller samples the

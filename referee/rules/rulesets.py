@@ -60,7 +60,7 @@ class BidLevel:
 class Table:
     """A ruleset resolved for one player count: what the engine runs on."""
 
-    ruleset: "Ruleset"
+    ruleset: Ruleset
     players: int
     deck: tuple[int, ...]          # ordered deck (card ids, copies repeated)
     hand_size: int                 # cards per seat = tricks per deal

@@ -37,7 +37,7 @@ def test_free_for_all_fills_seats_when_bots_are_fewer_than_seats():
 def test_duplicate_matches_share_the_deck_and_rotate_the_seats():
     p = plan(BOTS, "iowa", 4, 12, seed=9)
     by_match = {}
-    for m, rs, n, seed, seats in p:
+    for m, _rs, _n, seed, seats in p:
         by_match.setdefault(m, []).append((seed, seats))
     for games in by_match.values():
         assert len(games) == 2 and games[0][0] == games[1][0]
