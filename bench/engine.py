@@ -21,9 +21,15 @@ import json
 import platform
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from referee.rules import BUILTIN_RULESETS, Game
+# Run as `python bench/engine.py`: put the project root first, so that the package
+# `referee` wins over this folder's bench/referee.py.
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from referee.rules import BUILTIN_RULESETS, Game  # noqa: E402
 
 
 def run_ours(name: str, players: int, seconds: float, seed: int) -> tuple[float, float, int]:
