@@ -4,9 +4,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BUF := tools/node_modules/.bin/buf
 
 .DEFAULT_GOAL := help
-.PHONY: help install test lint bench arena clean
+.PHONY: help install test lint bench arena clean proto checkgenerate bench-referee
 
 help: ## list the targets
 	@echo "Pepper Arena"
@@ -21,11 +22,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install the project with its test extras
 
-test: install ## run the whole test suite
+test: install checkgenerate ## run the whole test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
-lint: install ## static checks (ruff)
+lint: install $(BUF) ## static checks (ruff, buf lint)
 	$(BIN)/ruff check referee arena sample_bots tests bench
+	cd proto && ../$(BUF) lint
 
 bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
 	$(BIN)/python bench/engine.py
@@ -33,5 +35,18 @@ bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
 arena: install ## run the default tournament and print the ranked table
 	$(BIN)/pepper simulate --ruleset iowa --games 1000 --seed 1
 
+$(BUF): tools/package.json tools/package-lock.json
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(BUF)
+
+proto: install ## regenerate referee/gen/ from proto/ (never edit referee/gen by hand)
+	$(BIN)/python tools/genproto.py
+
+checkgenerate: install ## fail if referee/gen/ differs from what proto/ generates
+	$(BIN)/python tools/genproto.py --check
+
+bench-referee: install ## gRPC referee benchmark (decisions/s vs a raw batched gRPC echo)
+	$(BIN)/python bench/referee.py
+
 clean: ## remove the virtualenv and caches
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info tools/node_modules

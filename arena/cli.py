@@ -39,6 +39,11 @@ app = typer.Typer(
 rules_app = typer.Typer(no_args_is_help=True, help="List the rulesets or show one in full.")
 app.add_typer(rules_app, name="rules")
 
+# Groups owned by other layers: the referee's own CLI (imports nothing heavy until a command runs).
+from referee.service.cli import app as referee_app  # noqa: E402
+
+app.add_typer(referee_app, name="referee")
+
 
 # --------------------------------------------------------------- helpers
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:

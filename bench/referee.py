@@ -1,0 +1,206 @@
+"""gRPC referee benchmark: decisions/s and games/s with 4 bot processes, next to a raw batched gRPC echo.
+
+    python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64]
+
+Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
+4 separate bot processes (tests/referee/bots/random_bot.py, 2 per bot name),
+creates ``--games`` iowa games at once and times them to the end. The bots count
+the bytes and batches they receive and the answers they send; from those the
+run derives the average message sizes and decisions per batch.
+
+Then the raw echo: an echo server and 4 echo client processes exchange
+pre-made byte strings of exactly those sizes (one batch message down, one
+answer message up, over one bidirectional stream per process, nothing parsed,
+nothing computed), for the same number of round trips per second measure. Its
+rate in decisions/s is what gRPC itself allows with these message sizes, batch
+fill and process count; the ratio is the referee's share of it.
+
+Latency per decision is the referee's own measure: from the moment the batch
+holding a request is sent to the moment its answer arrives (p50 / p99 over all
+seats, medians over the runs). Everything stays on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+BOT = ROOT / "tests" / "referee" / "bots" / "random_bot.py"
+TOKEN = "bench-control-token"
+
+
+# ------------------------------------------------------------------ the referee run
+def referee_run(games: int, deal_cap: int, batch: int, tmp: Path) -> dict:
+    import grpc
+
+    from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
+
+    srv = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+                            "--control-token", TOKEN, "--bot", "a=bench-token-a", "--bot", "b=bench-token-b",
+                            "--max-batch", str(max(batch, 1))],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    addr = srv.stdout.readline().split()[-1]
+    bots = []
+    for i, name in enumerate("abab"):
+        summary = tmp / f"bot{i}.json"
+        bots.append((subprocess.Popen([sys.executable, str(BOT), "--address", addr, "--name", name,
+                                       "--token", f"bench-token-{name}", "--batch", str(batch), "--seed", str(i),
+                                       "--summary", str(summary)], cwd=ROOT, stdout=subprocess.DEVNULL), summary))
+    ch = grpc.insecure_channel(addr)
+    stub = control_pb2_grpc.ControlServiceStub(ch)
+    md = [("authorization", f"Bearer {TOKEN}")]
+    try:
+        while True:
+            bs = stub.ListBots(control_pb2.ListBotsRequest(), metadata=md).bots
+            if all(b.connections == 2 for b in bs):
+                break
+            time.sleep(0.05)
+        t0 = time.perf_counter()
+        pending = []
+        for i in range(games):
+            pending.append(stub.CreateGame.future(control_pb2.CreateGameRequest(
+                ruleset_json=json.dumps({"extends": "iowa", "deal_cap": deal_cap}), players=4, seats=list("abab"), seed=i),
+                metadata=md))
+            if len(pending) >= 100:
+                [f.result() for f in pending]
+                pending = []
+        [f.result() for f in pending]
+        running = control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING)
+        while stub.ListGames(running, metadata=md).games:
+            time.sleep(0.02)
+        elapsed = time.perf_counter() - t0
+        results = stub.ListGames(control_pb2.ListGamesRequest(), metadata=md).games
+    finally:
+        srv.send_signal(signal.SIGTERM)
+        srv.wait(timeout=60)
+        for p, _ in bots:
+            p.wait(timeout=30)
+        ch.close()
+    assert all(r.status == game_pb2.GAME_STATUS_COMPLETED for r in results)
+    decisions = sum(r.decisions for r in results)
+    sums = [json.loads(s.read_text()) for _, s in bots]
+    c = {k: sum(x["counts"].get(k, 0) for x in sums) for k in ("bytes_in", "batches", "request", "answer_msgs", "bytes_out")}
+    p50 = statistics.median(s.latency_p50_ms for r in results for s in r.seats)
+    p99 = statistics.median(s.latency_p99_ms for r in results for s in r.seats)
+    return {"decisions_s": decisions / elapsed, "games_s": len(results) / elapsed, "decisions": decisions,
+            "elapsed": elapsed, "batch_bytes": c["bytes_in"] / c["batches"], "per_batch": c["request"] / c["batches"],
+            "answer_bytes": c["bytes_out"] / c["answer_msgs"], "p50_ms": p50, "p99_ms": p99}
+
+
+# ------------------------------------------------------------------ the raw echo
+ECHO_METHOD = "/bench.Echo/Stream"
+
+
+async def _echo_server(batch_bytes: int) -> None:
+    import grpc
+
+    payload = b"x" * batch_bytes
+
+    async def stream(request_iterator, context):
+        async for _ in request_iterator:
+            yield payload
+
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)])
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {
+        "Stream": grpc.stream_stream_rpc_method_handler(stream, request_deserializer=None, response_serializer=None)}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"listening on 127.0.0.1:{port}", flush=True)
+    await server.wait_for_termination()
+
+
+def _echo_client(address: str, answer_bytes: int, seconds: float, out: str) -> None:
+    import queue
+
+    import grpc
+
+    ch = grpc.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)])
+    call = ch.stream_stream(ECHO_METHOD, request_serializer=None, response_deserializer=None)
+    q: queue.Queue = queue.Queue()
+    answer = b"y" * answer_bytes
+
+    def gen():
+        while True:
+            m = q.get()
+            if m is None:
+                return
+            yield m
+
+    q.put(answer)
+    n, start, end = 0, None, None
+    for _ in call(gen()):
+        now = time.perf_counter()
+        if start is None:
+            start, end = now, now + seconds
+        n += 1
+        if now >= end:
+            q.put(None)
+            break
+        q.put(answer)
+    Path(out).write_text(json.dumps({"round_trips": n - 1, "seconds": time.perf_counter() - start}))
+
+
+def echo_run(batch_bytes: int, answer_bytes: int, per_batch: float, seconds: float, tmp: Path) -> float:
+    srv = subprocess.Popen([sys.executable, __file__, "--echo-server", str(batch_bytes)], stdout=subprocess.PIPE, text=True)
+    addr = srv.stdout.readline().split()[-1]
+    outs = [tmp / f"echo{i}.json" for i in range(4)]
+    clients = [subprocess.Popen([sys.executable, __file__, "--echo-client", addr, str(answer_bytes), str(seconds), str(o)])
+               for o in outs]
+    for c in clients:
+        c.wait(timeout=seconds + 60)
+    srv.send_signal(signal.SIGTERM)
+    srv.wait(timeout=30)
+    rates = [json.loads(o.read_text()) for o in outs]
+    return sum(r["round_trips"] / r["seconds"] for r in rates) * per_batch
+
+
+# ------------------------------------------------------------------ main
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--echo-server":
+        signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+        asyncio.run(_echo_server(int(sys.argv[2])))
+        return 0
+    if len(sys.argv) > 1 and sys.argv[1] == "--echo-client":
+        _echo_client(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--deal-cap", type=int, default=10)
+    ap.add_argument("--batch", type=int, default=64, help="max batch the bots ask for")
+    ap.add_argument("--echo-seconds", type=float, default=3.0)
+    a = ap.parse_args()
+    ref, echo = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(a.runs):
+            r = referee_run(a.games, a.deal_cap, a.batch, Path(tmp))
+            e = echo_run(round(r["batch_bytes"]), round(r["answer_bytes"]), r["per_batch"], a.echo_seconds, Path(tmp))
+            ref.append(r)
+            echo.append(e)
+            print(f"run {k + 1}: referee {r['decisions_s']:,.0f} decisions/s, {r['games_s']:.1f} games/s "
+                  f"({r['decisions']:,} decisions in {r['elapsed']:.1f}s; {r['per_batch']:.1f} requests/batch, "
+                  f"{r['batch_bytes']:,.0f} B/batch, {r['answer_bytes']:,.0f} B/answer msg) | raw echo {e:,.0f} decisions/s",
+                  flush=True)
+    med = {k: statistics.median(r[k] for r in ref) for k in ref[0]}
+    e = statistics.median(echo)
+    print(f"\nreferee (median of {a.runs}): {med['decisions_s']:,.0f} decisions/s, {med['games_s']:.1f} games/s "
+          f"(iowa, deal cap {a.deal_cap}, 4 bot processes, batch <= {a.batch})")
+    print(f"raw batched echo, same message sizes: {e:,.0f} decisions/s")
+    print(f"ratio: {med['decisions_s'] / e:.1%} (target >= 50%)")
+    print(f"latency per decision (batch sent -> answer received): p50 {med['p50_ms']:.2f} ms, p99 {med['p99_ms']:.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""``pepper referee serve``: run the gRPC referee.
+
+The first line on stdout is ``listening on HOST:PORT`` (with the real port when
+``--address`` asks for port 0), so scripts and tests can start it and read
+where it is. SIGTERM or SIGINT drains: running games get ``--drain-timeout``
+seconds to finish, the rest are aborted and recorded, then the server stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .config import POLICIES, Policy, ServerConfig
+
+app = typer.Typer(help="The gRPC referee (pepper.v1).", no_args_is_help=True, add_completion=False)
+
+
+def _policy_option(kind: str, default: str):
+    return typer.Option(default, f"--on-{kind}", help=f"failure policy for {kind}: {', '.join(POLICIES)}")
+
+
+@app.callback()
+def _root() -> None:
+    """The gRPC referee (pepper.v1)."""
+
+
+@app.command()
+def serve(
+    address: str = typer.Option("127.0.0.1:50051", help="HOST:PORT to listen on; port 0 picks a free port"),
+    control_token: str = typer.Option("", envvar="PEPPER_CONTROL_TOKEN",
+                                      help="token the control API requires (default: a random one, printed on stderr)"),
+    bot: Annotated[list[str] | None, typer.Option("--bot", help="register a bot: NAME=TOKEN (repeatable)")] = None,
+    bots_file: Annotated[Path | None, typer.Option(help="file of NAME=TOKEN lines to register")] = None,
+    deadline_ms: int = typer.Option(Policy.deadline_ms, help="time per decision, ms"),
+    time_bank_ms: int = typer.Option(Policy.time_bank_ms, help="time bank per seat per game, ms"),
+    on_illegal: str = _policy_option("illegal", Policy.on_illegal),
+    on_malformed: str = _policy_option("malformed", Policy.on_malformed),
+    on_timeout: str = _policy_option("timeout", Policy.on_timeout),
+    on_disconnect: str = _policy_option("disconnect", Policy.on_disconnect),
+    max_faults: int = typer.Option(0, help="faults a seat may commit in one game before it forfeits (0: no limit)"),
+    unknown_request: str = typer.Option("reject", help="answers to unknown request ids: reject or disconnect"),
+    max_batch: int = typer.Option(256, help="most requests in one batch, whatever a bot asks for"),
+    max_message_bytes: int = typer.Option(4 * 1024 * 1024, help="largest message accepted from a client"),
+    max_games: int = typer.Option(100_000, help="most games running at once"),
+    tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
+    tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
+    record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
+    drain_timeout: float = typer.Option(30.0, help="seconds running games get to finish on shutdown"),
+    log_level: str = typer.Option("warning", help="debug, info, warning or error"),
+) -> None:
+    """Serve the bot and control APIs until SIGTERM/SIGINT."""
+    logging.basicConfig(level=log_level.upper(), stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    tokens: dict[str, str] = {}
+    lines = list(bot or ())
+    if bots_file is not None:
+        lines += [ln.strip() for ln in bots_file.read_text().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    for spec in lines:
+        name, sep, tok = spec.partition("=")
+        if not sep or not name or not tok:
+            raise typer.BadParameter(f"expected NAME=TOKEN, got {spec!r}", param_hint="--bot")
+        tokens[name.strip()] = tok.strip()
+    generated = not control_token
+    token = control_token or secrets.token_urlsafe(24)
+    try:
+        policy = Policy(deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, on_illegal=on_illegal, on_malformed=on_malformed,
+                        on_timeout=on_timeout, on_disconnect=on_disconnect, max_faults=max_faults)
+        cfg = ServerConfig(address=address, control_token=token, bot_tokens=tokens, policy=policy,
+                           unknown_request=unknown_request, max_batch=max_batch, default_batch=min(64, max_batch),
+                           max_receive_bytes=max_message_bytes, max_games=max_games,
+                           tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
+                           record_dir=str(record_dir) if record_dir else None)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    if record_dir is not None:
+        os.makedirs(record_dir, exist_ok=True)
+    asyncio.run(_serve(cfg, drain_timeout, generated))
+
+
+async def _serve(cfg: ServerConfig, drain_timeout: float, generated: bool) -> None:
+    from .server import start
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        srv = await start(cfg)
+    except (OSError, ValueError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    print(f"listening on {srv.address}", flush=True)
+    if generated:
+        print(f"control token: {cfg.control_token}", file=sys.stderr, flush=True)
+    await stop.wait()
+    finished, aborted = await srv.shutdown(drain_timeout)
+    print(f"stopped: {finished} games finished while draining, {aborted} aborted", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    app()

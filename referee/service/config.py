@@ -1,0 +1,65 @@
+"""Server settings: enforcement defaults, limits, credentials, TLS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+FAULT_KINDS = ("illegal", "malformed", "timeout", "disconnect")
+POLICIES = ("fallback", "forfeit", "abort")
+UNKNOWN_REQUEST_POLICIES = ("reject", "disconnect")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Enforcement for one game: time limits and what each fault kind leads to."""
+
+    deadline_ms: int = 2000          # per decision, counted from when the batch holding it is sent
+    time_bank_ms: int = 10_000       # per seat per game, drawn when a decision overruns its deadline
+    on_illegal: str = "fallback"     # a listed-legal answer is the only one accepted
+    on_malformed: str = "fallback"
+    on_timeout: str = "fallback"
+    on_disconnect: str = "forfeit"   # the bot is gone: its team loses rather than being auto-played
+    max_faults: int = 0              # faults a seat may commit in a game before it forfeits (0: no limit)
+
+    def __post_init__(self):
+        for k in FAULT_KINDS:
+            v = getattr(self, f"on_{k}")
+            if v not in POLICIES:
+                raise ValueError(f"on_{k}: unknown failure policy {v!r} (allowed: {', '.join(POLICIES)})")
+        if self.deadline_ms < 1 or self.time_bank_ms < 0 or self.max_faults < 0:
+            raise ValueError("deadline_ms must be >= 1, time_bank_ms and max_faults >= 0")
+
+    def for_fault(self, kind: str) -> str:
+        return getattr(self, f"on_{kind}")
+
+    def with_overrides(self, **kw) -> Policy:
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+
+@dataclass
+class ServerConfig:
+    """Everything `serve` can be told."""
+
+    address: str = "127.0.0.1:0"
+    control_token: str = ""
+    bot_tokens: dict[str, str] = field(default_factory=dict)   # bot name -> token
+    policy: Policy = field(default_factory=Policy)
+    unknown_request: str = "reject"   # answers to unknown request ids: reject with a notice, or drop the connection
+    unknown_request_limit: int = 1000  # with "reject": drop the connection after this many (0: never)
+    max_batch: int = 256               # cap on a bot's requested batch size
+    default_batch: int = 64            # batch size for a bot that asks for 0
+    max_receive_bytes: int = 4 * 1024 * 1024
+    max_send_bytes: int = 32 * 1024 * 1024
+    max_games: int = 100_000           # running games at once
+    tls_cert: str | None = None        # PEM file paths; both or neither
+    tls_key: str | None = None
+    record_dir: str | None = None      # write <game_id>.json per finished game here
+    keep_games: int = 200_000          # finished games kept in memory for results
+
+    def __post_init__(self):
+        if self.unknown_request not in UNKNOWN_REQUEST_POLICIES:
+            raise ValueError(f"unknown_request: {self.unknown_request!r} (allowed: {', '.join(UNKNOWN_REQUEST_POLICIES)})")
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
+        if not 1 <= self.default_batch <= self.max_batch:
+            raise ValueError("need 1 <= default_batch <= max_batch")

@@ -1,0 +1,140 @@
+"""Full games over gRPC: a real server subprocess, real bot subprocesses, every ruleset and player count."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from referee_harness import RULESET_CASES, assert_clean, status_name
+
+from referee.gen.pepper.v1 import control_pb2, game_pb2
+from referee.rules import CARDS, Game
+
+pytestmark = pytest.mark.xdist_group("referee-games")
+
+BOTS = {"alice": "alice-token-123", "bob": "bob-token-4567", "carol": "carol-token-89"}
+
+
+def check_replays(res: control_pb2.GameResult) -> Game:
+    """The recorded game replays through the engine to the outcome the server reported."""
+    rec = json.loads(res.record_json)
+    g = Game.from_record(rec)
+    assert g.is_over
+    assert list(g.outcome.scores) == list(res.scores)
+    assert list(g.outcome.winners) == list(res.winners)
+    assert g.outcome.deals == res.deals
+    assert len(g.history) == res.decisions
+    assert sum(s.decisions for s in res.seats) == res.decisions  # no faults: every decision came from a bot
+    return g
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    from referee_harness import Server
+
+    s = Server(tmp_path_factory.mktemp("games"), bots=BOTS)
+    for name in BOTS:
+        s.bot(name, "--batch", "64")
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("ruleset,players", RULESET_CASES)
+def test_short_game_every_ruleset_and_player_count(served, ruleset, players):
+    seats = [list(BOTS)[i % 3] for i in range(players)]
+    ids = [served.create(seats, ruleset, deal_cap=6, seed=seed) for seed in range(5)]
+    results = served.wait_games(ids, timeout=60)
+    for gid in ids:
+        res = results[gid]
+        assert_clean(res)
+        assert res.ruleset == f"{ruleset}-custom" and res.players == players
+        g = check_replays(res)
+        assert g.outcome.reason in ("deal-cap", "target")
+        assert [s.bot_name for s in res.seats] == seats
+        assert all(s.latency_p50_ms > 0 and s.latency_p99_ms >= s.latency_p50_ms for s in res.seats)
+
+
+def test_full_length_games_default_rulesets(served):
+    """The built-in rulesets unchanged, played to the target or the 200-deal cap (all four at once)."""
+    cases = {"iowa": 4, "bid-euchre": 6, "pepper-30": 3, "five-handed": 5}
+    ids = {rs: served.create([list(BOTS)[i % 3] for i in range(n)], rs, seed=11) for rs, n in cases.items()}
+    results = served.wait_games(ids.values(), timeout=120)
+    for rs, gid in ids.items():
+        res = results[gid]
+        assert_clean(res)
+        assert res.ruleset == rs
+        g = check_replays(res)
+        assert g.outcome.reason == "target" or res.deals == 200
+
+
+def test_seed_and_explicit_decks_are_honoured(served):
+    deck = [r + s for s in "SHDC" for r in ("9", "10", "J", "Q", "K", "A")]
+    gid = served.create(["alice", "bob", "carol", "alice"], "iowa", deal_cap=2, seed=99,
+                        decks=[control_pb2.Deck(cards=deck)], first_dealer=3)
+    res = served.wait_games([gid])[gid]
+    assert_clean(res)
+    rec = json.loads(res.record_json)
+    assert rec["seed"] == 99 == res.seed and rec["first_dealer"] == 3 and rec["decks"] == [deck]
+    full = json.loads(res.full_state_json)
+    assert full["decks"][0] == deck
+    # dealt one at a time from the dealer's left (seat 0): seat 0 got 9S, QS, 9H, ...
+    first_hand = [e for e in Game.from_record(rec).events if e.kind == "hand" and e.seat == 0][0]
+    assert sorted(str(CARDS[c]) for c in first_hand.data) == sorted(deck[0::4])
+
+
+def test_spectator_stream_hides_private_events_until_over(served):
+    gid = served.create(["alice", "bob", "carol", "bob"], "iowa", deal_cap=3, seed=5)
+    msgs = list(served.control.WatchGame(control_pb2.WatchGameRequest(game_id=gid), metadata=served.md))
+    assert msgs[-1].WhichOneof("item") == "result"
+    res = msgs[-1].result
+    assert_clean(res)
+    events = [m.event for m in msgs[:-1]]
+    g = Game.from_record(json.loads(res.record_json))
+    # every event arrives exactly once, and the private ones only after the game-over event
+    assert sorted(e.index for e in events) == list(range(len(g.events)))
+    over_at = next(i for i, e in enumerate(events) if e.kind == game_pb2.EVENT_KIND_GAME_OVER)
+    for i, e in enumerate(events):
+        private = g.events[e.index].visible_to >= 0
+        assert e.HasField("visible_to") == private
+        if private:
+            assert i > over_at
+    # a finished game can be watched again: everything at once
+    again = list(served.control.WatchGame(control_pb2.WatchGameRequest(game_id=gid), metadata=served.md))
+    assert len(again) == len(msgs)
+
+
+def test_a_thousand_concurrent_games_over_four_connections(tmp_path):
+    """1,000 games started at once, multiplexed over 4 bot processes (2 per bot name)."""
+    from referee_harness import Server
+
+    s = Server(tmp_path, bots={"x": "x-token-0001", "y": "y-token-0002"})
+    try:
+        for name in ("x", "y", "x", "y"):
+            s.bot(name, "--batch", "128", wait=False)
+        s.wait_connections("x", n=2)
+        s.wait_connections("y", n=2)
+        cases = [("iowa", 4), ("bid-euchre", 4), ("pepper-30", 3), ("five-handed", 5)]
+        t0 = time.time()
+        ids = []
+        for i in range(1000):
+            rs, n = cases[i % 4]
+            ids.append(s.create([("x", "y")[(i + k) % 2] for k in range(n)], rs, deal_cap=2, seed=i))
+        bots = {b.name: b for b in s.control.ListBots(control_pb2.ListBotsRequest(), metadata=s.md).bots}
+        assert bots["x"].connections == 2 and bots["y"].connections == 2
+        results = s.wait_games(ids, timeout=180)
+        elapsed = time.time() - t0
+        conns = set()
+        for gid in ids:
+            res = results[gid]
+            assert_clean(res)
+            conns.update(seat.connection_id for seat in res.seats)
+        assert len(conns) == 4  # the seats were spread over every connection
+        decisions = sum(r.decisions for r in results.values())
+        print(f"1000 games, {decisions} decisions in {elapsed:.1f}s ({decisions / elapsed:.0f}/s)")
+        sample = [results[g] for g in ids[:40]]
+        for res in sample:
+            check_replays(res)
+        assert all(status_name(r.status) == "GAME_STATUS_COMPLETED" for r in results.values())
+    finally:
+        s.close()
