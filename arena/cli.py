@@ -44,6 +44,11 @@ from referee.service.cli import app as referee_app  # noqa: E402
 
 app.add_typer(referee_app, name="referee")
 
+from .commands import arena_app, bot_app  # noqa: E402
+
+app.add_typer(bot_app, name="bot")
+app.add_typer(arena_app, name="arena")
+
 
 # --------------------------------------------------------------- helpers
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:

@@ -164,6 +164,12 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
         run = await self._game(request.game_id, context)
         return control_pb2.GetGameResponse(result=self.referee.result(run))
 
+    async def WaitGame(self, request, context):
+        await self._auth(context)
+        run = await self._game(request.game_id, context)
+        await run.done.wait()
+        return control_pb2.WaitGameResponse(result=self.referee.result(run))
+
     async def Drain(self, request, context):
         await self._auth(context)
         await self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)

@@ -126,6 +126,17 @@ def test_game_ids_are_unique_and_rulesets_can_be_sent_as_toml(served):
         == grpc.StatusCode.NOT_FOUND
 
 
+def test_wait_game_answers_once_the_game_is_over(served):
+    toml = 'extends = "pepper-30"\nname = "wait-30"\ndeal_cap = 3\n'
+    req = control_pb2.CreateGameRequest(game_id="wait-1", ruleset_toml=toml, players=2, seats=["amy", "ben"], seed=9)
+    served.control.CreateGame(req, metadata=served.md)
+    res = served.control.WaitGame(control_pb2.WaitGameRequest(game_id="wait-1"), metadata=served.md).result
+    assert res.game_id == "wait-1" and status_name(res.status) == "GAME_STATUS_COMPLETED"
+    assert json.loads(res.record_json)["outcome"]["deals"] == res.deals >= 1
+    assert code_of(lambda: served.control.WaitGame(control_pb2.WaitGameRequest(game_id="nope"), metadata=served.md))[0] \
+        == grpc.StatusCode.NOT_FOUND
+
+
 def test_a_bot_without_a_live_connection_cannot_be_seated(served):
     served.control.RegisterBot(control_pb2.RegisterBotRequest(name="ghost", token="ghost-token-1"), metadata=served.md)
     code, details = code_of(lambda: served.create(["ghost", "amy", "ben", "amy"], "iowa"))

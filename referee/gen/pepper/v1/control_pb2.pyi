@@ -137,6 +137,18 @@ class GetGameResponse(_message.Message):
     result: GameResult
     def __init__(self, result: _Optional[_Union[GameResult, _Mapping]] = ...) -> None: ...
 
+class WaitGameRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class WaitGameResponse(_message.Message):
+    __slots__ = ("result",)
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    result: GameResult
+    def __init__(self, result: _Optional[_Union[GameResult, _Mapping]] = ...) -> None: ...
+
 class FaultCounts(_message.Message):
     __slots__ = ("illegal", "malformed", "timeout", "disconnect")
     ILLEGAL_FIELD_NUMBER: _ClassVar[int]

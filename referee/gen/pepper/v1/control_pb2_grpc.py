@@ -65,6 +65,11 @@ class ControlServiceStub:
                 request_serializer=pepper_dot_v1_dot_control__pb2.GetGameRequest.SerializeToString,
                 response_deserializer=pepper_dot_v1_dot_control__pb2.GetGameResponse.FromString,
                 _registered_method=True)
+        self.WaitGame = channel.unary_unary(
+                '/pepper.v1.ControlService/WaitGame',
+                request_serializer=pepper_dot_v1_dot_control__pb2.WaitGameRequest.SerializeToString,
+                response_deserializer=pepper_dot_v1_dot_control__pb2.WaitGameResponse.FromString,
+                _registered_method=True)
         self.Drain = channel.unary_unary(
                 '/pepper.v1.ControlService/Drain',
                 request_serializer=pepper_dot_v1_dot_control__pb2.DrainRequest.SerializeToString,
@@ -119,6 +124,15 @@ class ControlServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WaitGame(self, request, context):
+        """Like GetGame, but answers only once the game is over (completed,
+        forfeited or aborted): how the arena waits for thousands of games
+        without following their events.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Drain(self, request, context):
         """Stops accepting games, waits for the running ones, aborts (and records)
         those still running at the timeout.
@@ -159,6 +173,11 @@ def add_ControlServiceServicer_to_server(servicer, server):
                     servicer.GetGame,
                     request_deserializer=pepper_dot_v1_dot_control__pb2.GetGameRequest.FromString,
                     response_serializer=pepper_dot_v1_dot_control__pb2.GetGameResponse.SerializeToString,
+            ),
+            'WaitGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.WaitGame,
+                    request_deserializer=pepper_dot_v1_dot_control__pb2.WaitGameRequest.FromString,
+                    response_serializer=pepper_dot_v1_dot_control__pb2.WaitGameResponse.SerializeToString,
             ),
             'Drain': grpc.unary_unary_rpc_method_handler(
                     servicer.Drain,
@@ -329,6 +348,33 @@ class ControlService:
             '/pepper.v1.ControlService/GetGame',
             pepper_dot_v1_dot_control__pb2.GetGameRequest.SerializeToString,
             pepper_dot_v1_dot_control__pb2.GetGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WaitGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pepper.v1.ControlService/WaitGame',
+            pepper_dot_v1_dot_control__pb2.WaitGameRequest.SerializeToString,
+            pepper_dot_v1_dot_control__pb2.WaitGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,261 @@
+"""``pepper bot ...`` (registration) and ``pepper arena ...`` (run, table, replay)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+bot_app = typer.Typer(no_args_is_help=True, help="Register, list and remove bots (and run or check one).")
+arena_app = typer.Typer(no_args_is_help=True, help="Run tournaments and read the ranked results.")
+
+# `pepper bot run` and `pepper bot check` come from the SDK (they keep their own context settings).
+from sample_bots.sdk.cli import app as _sdk_app  # noqa: E402
+
+bot_app.registered_commands += _sdk_app.registered_commands
+
+DbOption = Annotated[Path, typer.Option("--db", help="The results database (SQLite).", envvar="PEPPER_ARENA_DB")]
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _store(db: Path):
+    from .registry import ensure_sample_bots
+    from .store import Store, StoreError
+
+    try:
+        st = Store(db)
+        ensure_sample_bots(st, note=lambda m: typer.echo(m, err=True))
+        return st
+    except StoreError as e:
+        _fail(str(e))
+
+
+# ------------------------------------------------------------------ bots
+@bot_app.command("register")
+def bot_register(
+    name: Annotated[str, typer.Argument(help="A unique name for the bot.")],
+    command: Annotated[str | None, typer.Option(help="How the arena launches it, e.g. \"python mybot.py\".")] = None,
+    remote: Annotated[bool, typer.Option("--remote", help="The bot's owner runs it; it connects with the printed token.")] = False,
+    cwd: Annotated[Path | None, typer.Option(help="Working directory for --command.")] = None,
+    env: Annotated[list[str], typer.Option("--env", help="KEY=VALUE for the bot's environment (repeatable).")] = [],  # noqa: B006
+    processes: Annotated[int, typer.Option(min=1, max=64, help="Processes to launch; each serves many seats.")] = 1,
+    db: DbOption = Path("arena.db"),
+) -> None:
+    """Register a bot the arena launches (--command) or one that connects by itself (--remote)."""
+    import re
+
+    from .store import StoreError
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
+        _fail(f"bad bot name {name!r}: use letters, digits, '_', '.', '-' (at most 64, starting with a letter or digit)")
+    if bool(command) == remote:
+        _fail("give exactly one of --command \"...\" (the arena launches the bot) or --remote (you run it)")
+    envd = {}
+    for kv in env:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            _fail(f"--env wants KEY=VALUE, got {kv!r}")
+        envd[k] = v
+    if cwd is not None and not cwd.is_dir():
+        _fail(f"--cwd {cwd} is not a directory")
+    st = _store(db)
+    try:
+        b = st.add_bot(name, "remote" if remote else "command", command=command,
+                       cwd=str(cwd.resolve()) if cwd else str(Path.cwd()), env=envd, processes=processes)
+    except StoreError as e:
+        _fail(str(e))
+    if remote:
+        typer.echo(f"registered remote bot {b.name}; its token (keep it secret):\n{b.token}")
+        typer.echo("run it with PEPPER_REFEREE=HOST:PORT PEPPER_TOKEN=<token> PEPPER_BOT_NAME="
+                   f"{b.name} once `pepper arena run` is up")
+    else:
+        typer.echo(f"registered {b.name}: {b.command} (in {b.cwd})")
+
+
+@bot_app.command("list")
+def bot_list(db: DbOption = Path("arena.db"), json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """The registered bots."""
+    st = _store(db)
+    bots = st.bots()
+    if json_out:
+        typer.echo(json.dumps([{"name": b.name, "kind": b.kind, "command": b.command, "cwd": b.cwd,
+                                "processes": b.processes, "sample": b.sample} for b in bots]))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"Bots in {db}")
+    for col in ("name", "kind", "command", "processes", "sample"):
+        t.add_column(col)
+    for b in bots:
+        t.add_row(b.name, b.kind, b.command or "(connects itself)", str(b.processes), "yes" if b.sample else "")
+    Console().print(t)
+
+
+@bot_app.command("remove")
+def bot_remove(name: str, db: DbOption = Path("arena.db")) -> None:
+    """Unregister a bot (its games and ratings stay in the database)."""
+    st = _store(db)
+    if not st.remove_bot(name):
+        _fail(f"no bot named {name!r} (see `pepper bot list`)")
+    typer.echo(f"removed {name}")
+
+
+# ------------------------------------------------------------------ arena
+@arena_app.command("run")
+def arena_run(
+    ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset.")] = "iowa",
+    players: Annotated[int | None, typer.Option("--players", "-p")] = None,
+    games: Annotated[int, typer.Option("--games", "-g", min=1)] = 1000,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-c", min=1, help="Games in flight.")] = 512,
+    seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
+    lineup: Annotated[str, typer.Option(help="mirrored (each team one bot) or mixed partnerships.")] = "mirrored",
+    duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="Replay each deck with seats rotated.")] = True,
+    adaptive: Annotated[bool, typer.Option("--adaptive", help="Pick line-ups by TrueSkill match quality and uncertainty.")] = False,
+    bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
+    referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
+    control_token: Annotated[str | None, typer.Option(envvar="PEPPER_CONTROL_TOKEN", help="With --referee.")] = None,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision.")] = 2000,
+    time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, drawn on overruns.")] = 10_000,
+    mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
+    log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
+    db: DbOption = Path("arena.db"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a tournament (resumable: the same command continues it) and print the ranked table."""
+    from referee.rules import RulesetError
+
+    from .runner import ArenaError, RunConfig, run
+
+    if lineup not in ("mirrored", "mixed"):
+        _fail(f"--lineup {lineup!r}: expected mirrored or mixed")
+    if referee and not control_token:
+        _fail("--referee needs --control-token (or PEPPER_CONTROL_TOKEN)")
+    cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
+                    adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
+                    concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,
+                    time_bank_ms=time_bank_ms,
+                    db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)})
+    try:
+        cfg.resolved_players()
+    except RulesetError as e:
+        _fail(str(e))
+    st = _store(db)
+    st.close()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]:>7.1f} games/s"), TextColumn("faults {task.fields[faults]}"),
+               TextColumn("in flight {task.fields[flight]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    import time
+
+    t0 = time.time()
+    with Progress(*columns, disable=quiet, transient=False) as bar:
+        task = bar.add_task(f"{ruleset}", total=None, rate=0.0, faults=0, flight=0)
+        base = {"done": None}
+
+        def show(p):
+            if base["done"] is None:
+                base["done"] = p.done
+            rate = (p.done - base["done"]) / max(1e-6, time.time() - t0)
+            bar.update(task, total=p.total, completed=p.done, rate=rate, faults=p.faults, flight=p.in_flight)
+
+        try:
+            run_id, prog = run(cfg, on_progress=show)
+        except ArenaError as e:
+            _fail(str(e), 1)
+        except KeyboardInterrupt:
+            _fail("interrupted; run the same command again to resume", 130)
+    typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults)")
+    from .ratings import pool_name
+
+    _print_table(_store(db), pool_name(ruleset, cfg.resolved_players()))
+
+
+def _print_table(st, pool: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .stats import COLUMNS, table
+
+    rows = table(st, pool)
+    t = Table(title=f"{pool}: ranked by mu - 3*sigma")
+    for c in COLUMNS:
+        t.add_column(c, justify="left" if c == "bot" else "right")
+
+    def f(x, d=1):
+        return "-" if x is None else f"{x:.{d}f}"
+
+    for r in rows:
+        t.add_row(str(r.rank), r.bot, f(r.mu, 2), f(r.sigma, 2), f(r.conservative, 2), str(r.games), f(r.win_pct),
+                  f(r.avg_points), f(r.contracts_made_pct), str(r.timeouts), str(r.illegal), str(r.crashes),
+                  f(r.latency_p50_ms, 2), f(r.latency_p99_ms, 2))
+    Console(width=160).print(t)
+
+
+@arena_app.command("table")
+def arena_table(
+    ruleset: Annotated[str | None, typer.Option("--ruleset", "-r")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-p")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: [rows]}.")] = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a pool column.")] = False,
+    db: DbOption = Path("arena.db"),
+) -> None:
+    """The ranked table of every pool (or one), at any time, even while a run is going."""
+    from .stats import table
+
+    if not db.exists():
+        _fail(f"no results database at {db} (run `pepper arena run` first, or pass --db)")
+    st = _store(db)
+    pools = st.pools()
+    if ruleset:
+        pools = [p for p in pools if p.startswith(f"{ruleset}/") and (players is None or p == f"{ruleset}/{players}p")]
+    if not pools:
+        _fail("no rated games yet" + (f" for {ruleset}" if ruleset else ""))
+    if json_out:
+        typer.echo(json.dumps({p: [r.to_dict() for r in table(st, p)] for p in pools}))
+    elif csv_out:
+        buf = io.StringIO()
+        w = None
+        for p in pools:
+            for r in table(st, p):
+                d = {"pool": p} | r.to_dict()
+                if w is None:
+                    w = csv.DictWriter(buf, fieldnames=list(d))
+                    w.writeheader()
+                w.writerow(d)
+        typer.echo(buf.getvalue().rstrip("\n"))
+    else:
+        for p in pools:
+            _print_table(st, p)
+
+
+@arena_app.command("replay")
+def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
+                 hands: Annotated[bool, typer.Option("--hands", help="Also print every hand as dealt.")] = False) -> None:
+    """Print a stored game deal by deal (replayed from its record, and checked)."""
+    from referee.rules import Game, RulesError
+
+    from .cli import _outcome_line, _print_game
+
+    st = _store(db)
+    g = st.game(game_id)
+    if g is None:
+        _fail(f"no game {game_id} in {db}")
+    typer.echo(f"game {game_id}: {g['ruleset']} {g['players']}p seed {g['seed']}; seats: " +
+               ", ".join(f"{s}={b}" for s, b in enumerate(g["seats"])) + f"; status {g['status']}")
+    try:
+        game = Game.from_record(g["record"])
+    except RulesError as e:
+        _fail(f"stored record of game {game_id} does not replay: {e}", 1)
+    _print_game(game, hands)
+    if game.outcome:
+        typer.echo(f"Result: {_outcome_line(game)}")

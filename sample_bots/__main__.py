@@ -1,0 +1,55 @@
+"""Run a sample bot as a process: ``python -m sample_bots random|heuristic|montecarlo [flags]``.
+
+    python -m sample_bots montecarlo --referee 127.0.0.1:50051 --token T --name mc --budget-ms 4
+
+The referee address, token and name default to $PEPPER_REFEREE, $PEPPER_TOKEN
+and $PEPPER_BOT_NAME (then the bot's kind), as for every launched bot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import BOTS
+from .sdk import PolicyBot, run_bot
+from .sdk.runner import add_connection_args
+
+
+def _env_float(name: str) -> float | None:
+    v = os.environ.get(name)
+    try:
+        return float(v) if v else None
+    except ValueError:
+        return None
+
+
+def make_policy(kind: str, seed: int | None = None, budget_ms: float | None = None):
+    """A fresh sample policy of ``kind`` (random, heuristic or montecarlo)."""
+    cls = BOTS[kind]
+    if kind == "random":
+        return cls(seed=seed)
+    if kind == "montecarlo":
+        kw = {"seed": seed}
+        if budget_ms is not None:
+            kw["budget_ms"] = budget_ms
+        return cls(**kw)
+    return cls()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sample_bots", description="Run a sample bot against a referee.")
+    ap.add_argument("bot", choices=sorted(BOTS), help="which sample bot")
+    add_connection_args(ap)
+    ap.add_argument("--budget-ms", type=float, default=_env_float("PEPPER_MC_BUDGET_MS"),
+                    help="montecarlo: search time per decision, ms (default: $PEPPER_MC_BUDGET_MS, else the bot's own)")
+    ap.add_argument("--seed", type=int, default=None, help="random and montecarlo: the random seed")
+    a = ap.parse_args(argv)
+    bot = PolicyBot(make_policy(a.bot, a.seed, a.budget_ms), name=a.bot)
+    return run_bot(bot, a.referee, a.token, a.name, a.max_batch, tls_ca=a.tls_ca, log_level=a.log_level,
+                   give_up_after=a.give_up_after)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""The arena end to end: the `pepper` CLI, a real referee subprocess, real bot subprocesses, a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.rules import Game
+
+ROOT = Path(__file__).resolve().parents[2]
+RAW_BOT = ROOT / "tests" / "sdk" / "bots" / "raw_bot.py"
+pytestmark = pytest.mark.xdist_group("arena")
+
+
+def pepper(*args: str, db: Path, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args, "--db", str(db)], cwd=db.parent, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=(os.environ | (env or {})))
+
+
+def table(db: Path, pool: str = "iowa/4p") -> dict[str, dict]:
+    out = pepper("arena", "table", "--json", db=db)
+    assert out.returncode == 0, out.stderr
+    return {r["bot"]: r for r in json.loads(out.stdout)[pool]}
+
+
+def count(db: Path, sql: str, *args) -> int:
+    with sqlite3.connect(db) as c:
+        return c.execute(sql, args).fetchone()[0]
+
+
+def test_bot_registry_persists_and_errors_are_clear(tmp_path):
+    db = tmp_path / "arena.db"
+    out = pepper("bot", "list", "--json", db=db)
+    names = {b["name"] for b in json.loads(out.stdout)}
+    assert {"random", "heuristic", "montecarlo"} <= names  # registered by default
+    assert pepper("bot", "register", "mine", "--command", "python mine.py", "--env", "A=1", db=db).returncode == 0
+    remote = pepper("bot", "register", "far", "--remote", db=db)
+    assert remote.returncode == 0 and len(remote.stdout.splitlines()[1]) >= 20  # the token is printed
+    dup = pepper("bot", "register", "mine", "--command", "x", db=db)
+    assert dup.returncode == 2 and "already registered" in dup.stderr
+    both = pepper("bot", "register", "x", "--command", "x", "--remote", db=db)
+    assert both.returncode == 2 and "exactly one" in both.stderr
+    assert pepper("bot", "remove", "heuristic", db=db).returncode == 0
+    names = {b["name"] for b in json.loads(pepper("bot", "list", "--json", db=db).stdout)}
+    assert "mine" in names and "far" in names and "heuristic" not in names  # a removed sample stays removed
+    bad = pepper("arena", "run", "--ruleset", "nope", db=db)
+    assert bad.returncode == 2 and "unknown ruleset 'nope'" in bad.stderr
+    unknown = pepper("arena", "run", "--bots", "random,ghost", "--games", "2", db=db)
+    assert unknown.returncode == 1 and "unknown bot(s): ghost" in unknown.stderr
+    assert pepper("arena", "table", db=tmp_path / "none.db").returncode == 2
+
+
+def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
+    db = tmp_path / "arena.db"
+    run = pepper("arena", "run", "--games", "60", "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
+    assert run.returncode == 0, run.stderr
+    assert "60/60 games" in run.stdout and "iowa/4p" in run.stdout
+    t = table(db)
+    assert t["heuristic"]["rank"] == 1 and t["random"]["rank"] == 2
+    assert t["heuristic"]["conservative"] > t["random"]["mu"]
+    assert t["heuristic"]["games"] == t["random"]["games"] == 60
+    assert t["heuristic"]["win_pct"] > 90 and t["heuristic"]["timeouts"] == t["heuristic"]["illegal"] == 0
+    csv_out = pepper("arena", "table", "--csv", db=db).stdout.splitlines()
+    assert csv_out[0].startswith("pool,rank,bot,mu,sigma") and len(csv_out) == 3
+    # Duplicate deals: the two games of a match are dealt the very same decks, teams swapped.
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT g.id, g.seats_json, g.record_json, p.match FROM games g JOIN planned_games p "
+                         "ON p.run_id = g.run_id AND p.idx = g.idx ORDER BY p.match, p.idx").fetchall()
+    by_match: dict[int, list] = {}
+    for gid, seats, rec, match in rows:
+        by_match.setdefault(match, []).append((gid, json.loads(seats), json.loads(rec)))
+    assert len(by_match) == 30 and all(len(v) == 2 for v in by_match.values())
+    for (_, s1, r1), (_, s2, r2) in by_match.values():
+        g1, g2 = Game.from_record(r1), Game.from_record(r2)
+        n = min(len(g1.decks_dealt), len(g2.decks_dealt))
+        assert g1.decks_dealt[:n] == g2.decks_dealt[:n] and g1.first_dealer == g2.first_dealer
+        assert s1[0] == s2[1] and s1[1] == s2[0]
+    # A stored game replays deal by deal.
+    gid = rows[0][0]
+    rep = pepper("arena", "replay", str(gid), db=db)
+    assert rep.returncode == 0 and "Deal 1" in rep.stdout and "Result:" in rep.stdout
+    assert pepper("arena", "replay", "999999", db=db).returncode == 2
+    # Running the same command again finds the run complete: nothing is played or counted twice.
+    again = pepper("arena", "run", "--games", "60", "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
+    assert again.returncode == 0 and count(db, "SELECT COUNT(*) FROM games") == 60
+
+
+def _live(marker: str) -> list[int]:
+    """Pids of processes whose environment carries ``marker`` (the arena's children inherit it)."""
+    pids = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit() and int(p.name) != os.getpid():
+            try:
+                if marker.encode() in (p / "environ").read_bytes():
+                    pids.append(int(p.name))
+            except OSError:
+                pass
+    return pids
+
+
+def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
+    db = tmp_path / "arena.db"
+    marker = f"PEPPER_TEST_MARKER=kill9-{os.getpid()}-{time.time()}"
+    env = os.environ | {marker.split("=")[0]: marker.split("=")[1]}
+    args = [sys.executable, "-m", "arena.cli", "arena", "run", "--games", "40", "--concurrency", "4",
+            "--bots", "random,heuristic", "--seed", "11", "--quiet", "--db", str(db)]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if db.exists() and count(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'games'") and \
+                count(db, "SELECT COUNT(*) FROM games") >= 6:
+            break
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail("the arena stored no games within 120 s")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done_at_kill = count(db, "SELECT COUNT(*) FROM games")
+    assert 6 <= done_at_kill < 40
+    for _ in range(100):  # the referee and the bots die with the arena
+        if not _live(marker):
+            break
+        time.sleep(0.1)
+    assert not _live(marker), "processes outlived the killed arena"
+    again = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert count(db, "SELECT COUNT(*) FROM runs") == 1
+    assert count(db, "SELECT COUNT(*) FROM games") == count(db, "SELECT COUNT(*) FROM planned_games") == 40
+    assert count(db, "SELECT COUNT(DISTINCT idx) FROM games") == 40
+    # Every game was rated exactly once: each bot's rated-game count equals the games it sat in.
+    for bot in ("random", "heuristic"):
+        assert count(db, "SELECT games FROM ratings WHERE bot = ?", bot) == \
+            count(db, "SELECT COUNT(*) FROM games WHERE seats_json LIKE ?", f'%"{bot}"%') == 40
+        assert count(db, "SELECT COUNT(*) FROM rating_history WHERE bot = ?", bot) == 40
+
+
+def test_a_crashing_and_a_hanging_bot_are_reported_and_the_arena_goes_on(tmp_path):
+    db = tmp_path / "arena.db"
+    py = sys.executable
+    assert pepper("bot", "register", "crashy", "--command", f"{py} {RAW_BOT} crash --after 40", db=db).returncode == 0
+    assert pepper("bot", "register", "hangy", "--command", f"{py} {RAW_BOT} hang --after 40", db=db).returncode == 0
+    run = pepper("arena", "run", "--games", "12", "--bots", "random,heuristic,crashy,hangy", "--seed", "2",
+                 "--deadline-ms", "150", "--time-bank-ms", "0", "--quiet", db=db, timeout=400)
+    assert run.returncode == 0, run.stderr
+    assert count(db, "SELECT COUNT(*) FROM games") >= 12
+    t = table(db)
+    assert set(t) == {"random", "heuristic", "crashy", "hangy"}
+    assert t["crashy"]["crashes"] > 0 and t["hangy"]["timeouts"] > 0
+    assert t["heuristic"]["crashes"] == t["heuristic"]["timeouts"] == 0
+    assert t["heuristic"]["rank"] < t["crashy"]["rank"] and t["heuristic"]["rank"] < t["hangy"]["rank"]

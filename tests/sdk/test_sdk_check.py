@@ -1,0 +1,91 @@
+"""`pepper bot check`: passes for the sample bots, fails with the right reason for broken ones."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from sdk_harness import BOTS_DIR, ROOT
+
+PHASES = {"bid", "name-trump", "give-card", "discard", "cede", "play"}
+
+
+# Generous time limits unless a test says otherwise: the sample bots must pass on a busy test machine too.
+SLACK = ("--deadline-ms", "10000", "--time-bank-ms", "30000")
+
+
+def run_check(tmp_path, *bot_cmd: str, extra: tuple[str, ...] = SLACK, timeout: float = 240) -> tuple[int, str, dict]:
+    report = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "sample_bots.sdk", "check", "--report", str(report), *extra, "--", *bot_cmd]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    data = json.loads(report.read_text()) if report.exists() else {}
+    return p.returncode, p.stdout + p.stderr, data
+
+
+@pytest.mark.parametrize("kind", ["random", "heuristic", "montecarlo"])
+def test_check_passes_for_the_sample_bots(tmp_path, kind):
+    code, out, rep = run_check(tmp_path, sys.executable, "-m", "sample_bots", kind)
+    assert code == 0, out
+    assert rep["passed"] and all(c["status"] == "pass" for c in rep["checks"]), out
+    names = {c["name"] for c in rep["checks"]}
+    assert {"connect", "large batches", "game start and end", "shutdown", "iowa: Pepper exchange and sit-out",
+            "five-handed: widow and called partner", "duplicate cards", "pepper-30: the dead hand"} <= names
+    assert {f"play {r} {n}p" for r, n in [("iowa", 4), ("bid-euchre", 4), ("bid-euchre", 6), ("bid-euchre", 8),
+                                           ("pepper-30", 2), ("pepper-30", 3), ("pepper-30", 4), ("five-handed", 5)]} <= names
+    assert PHASES <= set(rep["coverage"]), rep["coverage"]   # the bot was asked every kind of decision
+    assert "22 checks: 22 passed, 0 failed" in out
+
+
+def test_check_passes_for_a_bot_written_without_the_sdk(tmp_path):
+    code, out, rep = run_check(tmp_path, sys.executable, str(BOTS_DIR / "raw_bot.py"), "ok")
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("mode,reason,extra", [
+    ("illegal", "illegal action: ", SLACK),
+    ("crash", "crash: the bot exited with code 3", SLACK),
+    ("hang", "timeout: ", ("--deadline-ms", "300", "--time-bank-ms", "300")),
+])
+def test_check_fails_broken_bots_with_the_right_reason(tmp_path, mode, reason, extra):
+    code, out, rep = run_check(tmp_path, sys.executable, str(BOTS_DIR / "raw_bot.py"), mode, extra=extra, timeout=90)
+    assert code == 1, out
+    assert not rep["passed"]
+    checks = {c["name"]: c for c in rep["checks"]}
+    assert checks["connect"]["status"] == "pass"
+    failed = [c for c in rep["checks"] if c["status"] == "fail"]
+    assert failed and failed[0]["reason"].startswith(reason), failed[0]
+    assert all(c["reason"].startswith(reason) for c in failed if c["name"] not in ("shutdown",)), failed
+    assert f"FAIL  {failed[0]['name']}" in out
+    if mode in ("crash", "hang"):
+        assert checks["large batches"]["status"] == "skip"   # not run after a crash or a timeout
+    if mode == "crash":
+        assert "crashing on purpose" in out                   # the tail of the bot's output
+    if mode == "hang":
+        assert checks["shutdown"]["status"] == "pass"
+
+
+def test_check_reports_a_bot_that_never_connects(tmp_path):
+    code, out, rep = run_check(tmp_path, sys.executable, "-c", "import time; time.sleep(60)", extra=("--connect-timeout", "2", *SLACK))
+    assert code == 1
+    assert rep["checks"][0]["name"] == "connect" and rep["checks"][0]["reason"].startswith("protocol error: no valid connection")
+
+
+def test_check_usage_errors(tmp_path):
+    code, out, _ = run_check(tmp_path, "/no/such/bot-binary")
+    assert code == 2 and "cannot start" in out
+
+
+def test_the_guides_first_bot_passes_the_checker(tmp_path):
+    """docs/writing-a-bot.md: the first bot, copied from the page into an empty folder, passes `pepper bot check`."""
+    import re
+
+    doc = (ROOT / "docs" / "writing-a-bot.md").read_text()
+    code = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if b.startswith("# mybot.py"))
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "mybot.py").write_text(code)
+    rc, out, rep = run_check(tmp_path, sys.executable, str(folder / "mybot.py"))
+    assert rc == 0, out
+    assert "## Node.js" in doc and "sample_bots/node/" in doc.split("## Node.js", 1)[1]

@@ -1,0 +1,213 @@
+"""The SDK without a network: wire -> dict conversion, answer matching, batches, targets."""
+
+from __future__ import annotations
+
+import random
+import sys
+import textwrap
+
+import pytest
+from sdk_harness import CONFIGS
+
+from referee import wire
+from referee.gen.pepper.v1 import bot_pb2
+from referee.rules import CARDS, Game, get_ruleset, ruleset_from_dict
+from sample_bots import BOTS, HeuristicBot, MonteCarloBot, RandomBot
+from sample_bots.sdk import Bot, PolicyBot, as_bot, event_to_dict, match_action, request_view, ruleset_of, view_to_dict
+from sample_bots.sdk.cli import TargetError, load_target
+from sample_bots.sdk.runner import Runner
+
+
+def _engine_view(g: Game, seat: int) -> dict:
+    d = g.view(seat).to_dict()
+    d.pop("legal_actions")
+    return d
+
+
+def _sdk_view(g: Game, seat: int) -> dict:
+    d = view_to_dict(wire.view_to_proto(g.view(seat)))
+    if d["contract"] is not None:
+        assert d["contract"].pop("tricks_needed") == g.contract.tricks_needed
+    return d
+
+
+@pytest.mark.parametrize("ruleset,players", CONFIGS)
+def test_view_dict_matches_the_engine(ruleset, players):
+    """The SDK's view of the wire SeatView is exactly SeatView.to_dict(), for every seat at every step."""
+    rng = random.Random(players)
+    for seed in range(3):
+        g = Game(ruleset, players, seed=seed)
+        steps = 0
+        while not g.is_over and g.deal_number <= 3:
+            for seat in range(players):
+                assert _sdk_view(g, seat) == _engine_view(g, seat)
+            g.apply(rng.choice(g.legal_action_ids()))
+            steps += 1
+        assert steps > 10
+
+
+def test_request_view_adds_the_request_facts():
+    g = Game("five-handed", 5, seed=3)
+    seat = g.to_act
+    legal = [str(a) for a in g.legal_actions()]
+    r = bot_pb2.DecisionRequest(game_id="g7", request_id=42, seat=seat, kind=1, view=wire.view_to_proto(g.view(seat)),
+                                legal_actions=legal, deadline_ms=900, time_bank_ms=5000)
+    v = request_view(r, 700)
+    assert v["legal_actions"] == legal and v["deadline_ms"] == 700 and v["time_bank_ms"] == 5000
+    assert v["game_id"] == "g7" and v["request_id"] == 42 and v["phase"] == "bid" and v["to_act"] == seat
+    assert request_view(r)["deadline_ms"] == 900
+    # The sample policies accept it as is.
+    for cls in BOTS.values():
+        assert cls().decide(v) in legal
+
+
+def test_events_convert_with_engine_kind_names():
+    g = Game("five-handed", 5, seed=11)
+    rng = random.Random(1)
+    while not g.is_over and g.deal_number < 3:
+        g.apply(rng.choice(g.legal_action_ids()))
+    kinds = set()
+    for i, e in g.events_for(2):
+        d = event_to_dict(wire.event_to_proto("gx", i, e, seat=None if e.visible_to < 0 else 2))
+        assert d["kind"] == e.kind and d["index"] == i and d["game_id"] == "gx" and d["actor"] == e.seat
+        kinds.add(d["kind"])
+        if e.kind == "deal_end":
+            assert d["deal_result"] == e.data.to_dict()
+        if e.kind == "play":
+            assert d["cards"] == [str(CARDS[e.data])]
+    assert {"deal", "hand", "bid", "play", "trick", "deal_end"} <= kinds
+
+
+@pytest.mark.parametrize("ret,want", [
+    ("play 10S", 1), ("  PLAY   10s ", 1), (0, 0), (2, 2), (3, None), (-1, None), (True, None), (None, None),
+    ("play 9S", None), ("nonsense", None), (["play 10S"], None),
+])
+def test_match_action(ret, want):
+    assert match_action(ret, ["play AS", "play 10S", "play JD"]) == want
+
+
+def test_match_action_accepts_engine_spellings():
+    assert match_action("bid pepper s", ["pass", "bid pepper S"]) == 1
+
+
+def test_ruleset_of_builtin_and_variant():
+    info = {"ruleset": {"name": "iowa", "params": get_ruleset("iowa").to_dict() | {"source": None}}}
+    assert ruleset_of(info) is get_ruleset("iowa")
+    variant = ruleset_from_dict({"extends": "bid-euchre", "name": "be-short", "deal_cap": 3, "specials": ["pepper"]})
+    params = variant.to_dict()
+    params.pop("source")
+    rs = ruleset_of({"game_id": "g1", "ruleset": {"name": "be-short", "params": params}})
+    assert rs.name == "be-short" and rs.deal_cap == 3 and rs.specials == ("pepper",) and rs.family == "bid-euchre"
+
+
+def test_policy_bot_teaches_montecarlo_the_variant():
+    """A game under a ruleset variant: MonteCarloBot must still find the ruleset to simulate with."""
+    variant = ruleset_from_dict({"extends": "iowa", "name": "iowa-short", "deal_cap": 2})
+    params = variant.to_dict()
+    params.pop("source")
+    bot = PolicyBot(MonteCarloBot(seed=1))
+    bot.on_game_start({"game_id": "g", "seat": 0, "ruleset": {"name": "iowa-short", "family": "iowa", "params": params}})
+    assert bot.policy.rulesets["iowa-short"].deal_cap == 2
+
+
+def test_as_bot_adapters():
+    class B(Bot):
+        def decide(self, view):
+            return 0
+
+    assert isinstance(as_bot(B), B)
+    assert isinstance(as_bot(RandomBot(seed=1)), PolicyBot)
+    assert as_bot(HeuristicBot()).name == "heuristic"
+    fb = as_bot(lambda view: view["legal_actions"][0])
+    assert fb.decide({"legal_actions": ["x"]}) == "x"
+    with pytest.raises(TypeError):
+        as_bot(42)
+
+
+def _batch_for(g: Game, game_id: str, rid: int) -> bot_pb2.Batch:
+    seat = g.to_act
+    legal = [str(a) for a in g.legal_actions()]
+    return bot_pb2.Batch(items=[
+        bot_pb2.BatchItem(game_start=bot_pb2.GameStart(game_id=game_id, seat=seat, players=g.players)),
+        bot_pb2.BatchItem(request=bot_pb2.DecisionRequest(game_id=game_id, request_id=rid, seat=seat, kind=int(g.phase),
+                                                          view=wire.view_to_proto(g.view(seat)), legal_actions=legal,
+                                                          deadline_ms=1000)),
+        bot_pb2.BatchItem(notice=bot_pb2.Notice(code=bot_pb2.NOTICE_CODE_TIMEOUT, request_id=1, message="late")),
+    ])
+
+
+def test_runner_answers_every_request_of_a_batch_even_when_the_policy_fails():
+    class Flaky(Bot):
+        n = 0
+
+        def decide(self, view):
+            self.n += 1
+            if self.n % 3 == 0:
+                raise ZeroDivisionError("boom")
+            return "not an action" if self.n % 3 == 1 else view["legal_actions"][-1]
+
+        def on_game_start(self, info):
+            raise RuntimeError("hook bug")
+
+    r = Runner(Flaky(), "127.0.0.1:1", "tok", "flaky")
+    for k in range(9):
+        g = Game("bid-euchre", 6, seed=k)
+        batch = _batch_for(g, f"g{k}", 100 + k)
+        (ans,) = r._batch(batch, 0.0)
+        legal = list(batch.items[1].request.legal_actions)
+        assert ans.request_id == 100 + k and ans.game_id == f"g{k}" and ans.action in legal
+        assert ans.action == (legal[-1] if k % 3 == 1 else legal[0])
+    assert r.stats["fallbacks"] == 6 and r.stats["decisions"] == 9 and r.stats["policy-errors"] == 6 + 9
+
+
+def test_load_target_forms(tmp_path, monkeypatch):
+    f = tmp_path / "my_first_bot.py"
+    f.write_text(textwrap.dedent("""
+        from sample_bots.sdk import Bot
+        from helper_mod import pick
+
+        class MyBot(Bot):
+            def decide(self, view):
+                return pick(view)
+
+        class Other:
+            pass
+    """))
+    (tmp_path / "helper_mod.py").write_text("def pick(view):\n    return view['legal_actions'][0]\n")
+    assert type(load_target(f"{f}:MyBot")).__name__ == "MyBot"
+    assert type(load_target(str(f))).__name__ == "MyBot"          # the one Bot subclass
+    (tmp_path / "pkg_bots").mkdir()
+    (tmp_path / "pkg_bots" / "__init__.py").write_text("")
+    (tmp_path / "pkg_bots" / "fn.py").write_text("def decide(view):\n    return view['legal_actions'][-1]\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    fn = load_target("pkg_bots.fn")
+    assert fn({"legal_actions": ["a", "b"]}) == "b"
+    assert type(load_target("sample_bots.random_bot:RandomBot")).__name__ == "RandomBot"
+    assert type(load_target("montecarlo")).__name__ == "MonteCarloBot"
+    with pytest.raises(TargetError, match="no such file"):
+        load_target("nope/missing.py:X")
+    with pytest.raises(TargetError, match="no module named"):
+        load_target("no_such_module_xyz:Bot")
+    with pytest.raises(TargetError, match="has no 'Nope'"):
+        load_target(f"{f}:Nope")
+
+
+def test_runner_shares_the_batch_deadline_between_its_requests():
+    seen = []
+
+    class Timed(Bot):
+        def decide(self, view):
+            seen.append(view["deadline_ms"])
+            return 0
+
+    items = []
+    for k in range(4):
+        g = Game("iowa", 4, seed=k)
+        items += _batch_for(g, f"g{k}", 10 + k).items[1:2]
+    r = Runner(Timed(), "127.0.0.1:1", "tok", "timed")
+    import time as _time
+
+    answers = r._batch(bot_pb2.Batch(items=items), _time.monotonic())
+    assert [a.request_id for a in answers] == [10, 11, 12, 13]
+    assert 200 <= seen[0] <= 250 and 300 <= seen[1] <= 334 and 450 <= seen[2] <= 500 and 900 <= seen[3] <= 1000, seen
