@@ -7,18 +7,35 @@ STAMP := $(VENV)/.installed
 BUF := tools/node_modules/.bin/buf
 
 .DEFAULT_GOAL := help
-.PHONY: help install test lint bench arena clean proto checkgenerate bench-referee
+.PHONY: help install test lint bench arena clean proto checkgenerate bench-referee node-bot
 
 help: ## list the targets
 	@echo "Pepper Arena"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+RUNTIME := $(VENV)/.runtime
+NODE_BOT := sample_bots/node
+NODE_STAMP := $(NODE_BOT)/node_modules/.package-lock.json
+
+# The runtime alone (what `make arena` needs); the test extras come on top for `make test`.
+$(RUNTIME): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
+
+# The Node.js sample bot's packages, where node is installed (the arena skips it otherwise).
+node-bot:
+	@if command -v node >/dev/null && command -v npm >/dev/null && [ -f $(NODE_BOT)/package-lock.json ]; then \
+		if [ ! -f $(NODE_STAMP) ] || [ $(NODE_BOT)/package-lock.json -nt $(NODE_STAMP) ]; then \
+			cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error; \
+		fi; \
+	fi
 
 install: $(STAMP) ## create .venv and install the project with its test extras
 
@@ -32,8 +49,10 @@ lint: install $(BUF) ## static checks (ruff, buf lint)
 bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
 	$(BIN)/python bench/engine.py
 
-arena: install ## run the default tournament and print the ranked table
-	$(BIN)/pepper simulate --ruleset iowa --games 1000 --seed 1
+ARENA_ARGS ?= --ruleset iowa --games 1000 --seed 1
+
+arena: $(RUNTIME) node-bot ## run the default tournament (iowa, 1,000 games) and print the ranked table
+	$(BIN)/pepper arena run $(ARENA_ARGS)
 
 $(BUF): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund --loglevel=error

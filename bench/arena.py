@@ -1,0 +1,145 @@
+"""Arena benchmark: end-to-end games per second, games in flight, memory per game in flight.
+
+    python bench/arena.py [--games 300] [--concurrency 256] [--runs 3] [--inflight 5000] [--json]
+
+1. Throughput: the real arena (referee subprocess, bot processes through the
+   Python SDK, SQLite store, TrueSkill) plays ``--games`` iowa games between
+   two heuristic bots (``--processes`` each); games per second is the median of
+   ``--runs`` runs, each on a fresh database.
+2. Capacity: a referee with the same bots gets ``--inflight`` games at once
+   (a long deadline keeps them all open); the benchmark counts the games the
+   referee holds running at the peak and its resident memory above an empty
+   referee, per game in flight. Then it drains (aborts) them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Run as `python bench/arena.py`: the project root first, so the package `referee` wins over bench/referee.py.
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+import grpc  # noqa: E402
+
+from arena.runner import Arena, BotProcesses, RefereeProcess, RunConfig  # noqa: E402
+from arena.store import Store  # noqa: E402
+from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2  # noqa: E402
+
+BOTS = ("heuristic", "heuristic-b")
+
+
+def _store_with_bots(db: Path, processes: int) -> Store:
+    st = Store(db)
+    for name in BOTS:
+        st.add_bot(name, "command", command="{python} -m sample_bots heuristic", processes=processes,
+                   cwd=str(Path(__file__).resolve().parent.parent))
+    return st
+
+
+def throughput(games: int, concurrency: int, processes: int) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        st = _store_with_bots(Path(d) / "bench.db", processes)
+        cfg = RunConfig(ruleset="iowa", games=games, seed=int(time.time()), bots=list(BOTS), concurrency=concurrency,
+                        db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"))
+        t0 = time.perf_counter()
+        _, prog = asyncio.run(Arena(cfg, st).run())
+        dt = time.perf_counter() - t0
+        decisions = st.db.execute("SELECT SUM(json_extract(value, '$.decisions')) FROM games, json_each(games.latency_json)").fetchone()[0]
+        st.close()
+    return {"games": prog.done, "seconds": dt, "games_per_second": prog.done / dt,
+            "decisions_per_second": (decisions or 0) / dt}
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+async def _capacity(n: int, processes: int) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        st = _store_with_bots(Path(d) / "cap.db", processes)
+        ref = RefereeProcess(Path(d) / "logs", "bench-capacity-token")
+        procs = []
+        ch = grpc.aio.insecure_channel(ref.address, options=[("grpc.max_receive_message_length", 64 << 20)])
+        try:
+            stub = control_pb2_grpc.ControlServiceStub(ch)
+            md = (("authorization", "Bearer bench-capacity-token"),)
+            for b in st.bots():
+                await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
+                procs.append(BotProcesses(b, ref.address, b.token, Path(d) / "logs", {}))
+            while True:
+                info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
+                if all(b.connections > 0 for b in info.bots) and len(info.bots) == len(BOTS):
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
+            base = _rss_kb(ref.proc.pid)
+            # A long deadline and no time pressure: games stay open while we count them.
+            policy = control_pb2.GamePolicy(deadline_ms=600_000, time_bank_ms=0)
+            sem = asyncio.Semaphore(200)
+
+            async def create(i):
+                async with sem:
+                    seats = [BOTS[0], BOTS[1], BOTS[0], BOTS[1]]
+                    await stub.CreateGame(control_pb2.CreateGameRequest(ruleset="iowa", players=4, seats=seats, seed=i,
+                                                                        policy=policy), metadata=md)
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(create(i) for i in range(n)))
+            created_s = time.perf_counter() - t0
+            running = len((await stub.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING),
+                                                metadata=md)).games)
+            peak = _rss_kb(ref.proc.pid)
+            drained = await stub.Drain(control_pb2.DrainRequest(timeout_s=0.0), metadata=md)
+            return {"requested": n, "running_at_peak": running, "create_seconds": created_s,
+                    "referee_rss_base_mb": base / 1024, "referee_rss_peak_mb": peak / 1024,
+                    "kb_per_game_in_flight": (peak - base) / max(1, running),
+                    "finished_before_drain": drained.finished, "aborted_by_drain": drained.aborted}
+        finally:
+            for p in procs:
+                p.stop()
+            await ch.close()
+            ref.stop()
+            st.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=300)
+    ap.add_argument("--concurrency", type=int, default=256)
+    ap.add_argument("--processes", type=int, default=2, help="processes per bot")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--inflight", type=int, default=5000)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    runs = [throughput(a.games, a.concurrency, a.processes) for _ in range(a.runs)]
+    cap = asyncio.run(_capacity(a.inflight, a.processes)) if a.inflight else None
+    med = {k: statistics.median(r[k] for r in runs) for k in ("games_per_second", "decisions_per_second", "seconds")}
+    if a.json:
+        print(json.dumps({"throughput_runs": runs, "throughput_median": med, "capacity": cap}))
+        return
+    print(f"Arena end to end: iowa, {a.games} games per run, concurrency {a.concurrency}, "
+          f"2 heuristic bots x {a.processes} processes, {a.runs} runs")
+    for r in runs:
+        print(f"  {r['games']} games in {r['seconds']:.1f}s: {r['games_per_second']:.1f} games/s, "
+              f"{r['decisions_per_second']:.0f} decisions/s")
+    print(f"  median: {med['games_per_second']:.1f} games/s, {med['decisions_per_second']:.0f} decisions/s "
+          f"(target: 100 games/s)")
+    if cap:
+        print(f"Games in flight: {cap['running_at_peak']} of {cap['requested']} running at once "
+              f"(created in {cap['create_seconds']:.1f}s; target: 5,000)")
+        print(f"  referee memory: {cap['referee_rss_base_mb']:.0f} MB empty, {cap['referee_rss_peak_mb']:.0f} MB at peak: "
+              f"{cap['kb_per_game_in_flight']:.1f} KB per game in flight")
+
+
+if __name__ == "__main__":
+    main()
