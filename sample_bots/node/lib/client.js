@@ -1,0 +1,239 @@
+'use strict';
+// The pepper.v1 client: one Connect stream to the referee, many games on it.
+//
+// Hello -> Welcome, then for every Batch: remember game starts, answer every
+// request (in one AnswerBatch), log notices and game ends. The referee sends
+// the next Batch only once the previous one is fully answered. If the stream
+// drops, reconnect with exponential backoff; stop() ends it cleanly.
+
+const path = require('node:path');
+const fs = require('node:fs');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTOCOL_VERSION = '1.0';
+/** The protocol files, straight from the repository: <repo>/proto (this file is <repo>/sample_bots/node/lib/client.js). */
+const DEFAULT_PROTO_DIR = path.resolve(__dirname, '..', '..', '..', 'proto');
+/** A refused Hello: retrying cannot help. */
+const FATAL_CODES = new Set([
+  grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT,
+  grpc.status.FAILED_PRECONDITION, grpc.status.UNIMPLEMENTED,
+]);
+
+/** The BotService client constructor, loaded from the .proto files at run time (no generated code). */
+function loadBotService(protoDir = DEFAULT_PROTO_DIR) {
+  const definition = protoLoader.loadSync('pepper/v1/bot.proto', {
+    includeDirs: [protoDir], // so that `import "pepper/v1/game.proto"` resolves
+    keepCase: true, // fields as in the .proto: legal_actions, request_id...
+    longs: String, // uint64 request ids as strings (sent back unchanged)
+    enums: String, // "DECISION_KIND_PLAY" rather than 7
+    defaults: true, // unset repeated fields are [] and scalars their zero value
+    oneofs: true, // msg.message === "batch", item.item === "request"...
+  });
+  return grpc.loadPackageDefinition(definition).pepper.v1.BotService;
+}
+
+const norm = (a) => String(a).trim().toLowerCase().split(/\s+/).join(' ');
+
+/**
+ * Always one of request.legal_actions (its exact text): the strategy's choice
+ * when it is legal, else (error, garbage, illegal) the first legal action.
+ */
+function chooseAction(decide, request, game, log = () => {}) {
+  const legal = Array.isArray(request.legal_actions) ? request.legal_actions : [];
+  if (legal.length === 0) return null;
+  try {
+    const choice = decide(request, game);
+    const found = legal.find((a) => norm(a) === norm(choice));
+    if (found !== undefined) return found;
+    log(`request ${request.request_id}: strategy chose ${JSON.stringify(choice)}, not legal; playing ${legal[0]}`);
+  } catch (err) {
+    log(`request ${request.request_id}: strategy failed: ${err && err.stack ? err.stack : err}; playing ${legal[0]}`);
+  }
+  return legal[0];
+}
+
+class BotClient {
+  /**
+   * @param {object} o
+   * @param {string} o.address   referee HOST:PORT
+   * @param {string} o.token     the bot's token
+   * @param {string} o.botName   the bot's registered name
+   * @param {number} [o.maxBatch] most requests per Batch (0: the server's default)
+   * @param {Function} o.decide  (request, game) => action text
+   * @param {object} o.log       { debug, info, warn, error }
+   * @param {string} [o.tlsCa]   PEM file of a CA: connect with TLS
+   * @param {string} [o.protoDir]
+   */
+  constructor(o) {
+    this.o = { maxBatch: 0, minBackoffMs: 200, maxBackoffMs: 10000, ...o };
+    this.log = o.log;
+    const creds = o.tlsCa ? grpc.credentials.createSsl(fs.readFileSync(o.tlsCa)) : grpc.credentials.createInsecure();
+    this.protoDir = o.protoDir || DEFAULT_PROTO_DIR;
+    const BotService = loadBotService(this.protoDir);
+    this.stub = new BotService(o.address, creds, {
+      'grpc.max_receive_message_length': 64 * 1024 * 1024,
+      'grpc.max_send_message_length': 16 * 1024 * 1024,
+    });
+    this.games = new Map(); // game_id -> { ruleset, family, players, hand_size, target_score, seats: Set }
+    this.stats = { connections: 0, batches: 0, decisions: 0, fallbacks: 0, notices: 0, gamesEnded: 0 };
+    this.stopping = false;
+    this.call = null;
+    this.wakeUp = null;
+  }
+
+  /** Serve until stop(). Resolves with the exit code: 0 after stop(), 2 if the referee refuses the bot. */
+  async run() {
+    let attempt = 0;
+    while (!this.stopping) {
+      const end = await this.session();
+      if (this.stopping) break;
+      if (FATAL_CODES.has(end.code)) {
+        this.log.error(`the referee refused the bot: ${end.reason}`);
+        return 2;
+      }
+      if (end.welcomed) attempt = 0;
+      const cap = Math.min(this.o.maxBackoffMs, this.o.minBackoffMs * 2 ** attempt);
+      const delay = Math.round(cap / 2 + Math.random() * cap / 2);
+      attempt += 1;
+      this.log.warn(`stream to ${this.o.address} ended (${end.reason}); reconnecting in ${delay} ms`);
+      await new Promise((resolve) => {
+        this.wakeUp = resolve;
+        setTimeout(resolve, delay);
+      });
+      this.wakeUp = null;
+    }
+    this.stub.close();
+    return 0;
+  }
+
+  /** End the stream (the referee sees the bot leave) and stop reconnecting. */
+  stop(why = 'stopping') {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.log.info(`${why}: ${this.summary()}`);
+    if (this.wakeUp) this.wakeUp();
+    const call = this.call;
+    if (call) {
+      call.end(); // half-close: the referee reads EOF and closes its side
+      setTimeout(() => call.cancel(), 1000).unref();
+    }
+  }
+
+  summary() {
+    const s = this.stats;
+    return `${s.decisions} decisions (${s.fallbacks} fallbacks) in ${s.batches} batches, ${s.gamesEnded} seats ended, `
+      + `${s.notices} notices, ${s.connections} connections`;
+  }
+
+  /** One stream: Hello, then Batches until it ends. Resolves with { welcomed, code, reason }. */
+  session() {
+    return new Promise((resolve) => {
+      let welcomed = false;
+      let error = null;
+      this.games.clear(); // seats belong to a connection: a new one starts with none
+      const call = this.stub.Connect();
+      this.call = call;
+      call.on('data', (msg) => {
+        if (msg.message === 'welcome') {
+          welcomed = true;
+          this.stats.connections += 1;
+          const w = msg.welcome;
+          this.log.info(`connected to ${this.o.address} as ${w.connection_id} `
+            + `(protocol ${w.protocol_version}, batches of up to ${w.max_batch})`);
+        } else if (msg.message === 'batch') {
+          const answers = this.onBatch(msg.batch);
+          if (answers.length === 0 || this.stopping) return;
+          try {
+            call.write({ answers: { answers } }); // the whole Batch in one AnswerBatch
+          } catch (err) {
+            this.log.error(`cannot send ${answers.length} answers: ${err.message}; reconnecting`);
+            call.cancel();
+          }
+        }
+      });
+      call.on('error', (err) => { error = err; }); // followed by 'status'
+      call.on('status', (status) => {
+        this.call = null;
+        const code = error ? error.code : status.code;
+        const reason = error ? `${grpc.status[code] || code}: ${error.details || error.message}`
+          : 'the referee closed the stream';
+        resolve({ welcomed, code, reason });
+      });
+      call.write({
+        hello: {
+          bot_name: this.o.botName, protocol_version: PROTOCOL_VERSION, token: this.o.token,
+          max_batch: this.o.maxBatch,
+        },
+      });
+    });
+  }
+
+  /** Handle every item of a Batch in order; return the answers to all of its requests. */
+  onBatch(batch) {
+    this.stats.batches += 1;
+    const answers = [];
+    for (const item of (batch && batch.items) || []) {
+      try {
+        if (item.item === 'request') answers.push(this.answer(item.request));
+        else if (item.item === 'game_start') this.onGameStart(item.game_start);
+        else if (item.item === 'game_end') this.onGameEnd(item.game_end);
+        else if (item.item === 'notice') this.onNotice(item.notice);
+        // 'event': everything this strategy needs is in each request's view.
+      } catch (err) {
+        this.log.error(`cannot handle a ${item && item.item} item: ${err && err.stack ? err.stack : err}`);
+        if (item && item.item === 'request' && item.request) {
+          answers.push({ request_id: item.request.request_id, action_index: 0 });
+        }
+      }
+    }
+    return answers;
+  }
+
+  answer(req) {
+    this.stats.decisions += 1;
+    const game = this.games.get(req.game_id);
+    const action = chooseAction(this.o.decide, req, game, (m) => {
+      this.stats.fallbacks += 1;
+      this.log.warn(`game ${req.game_id}: ${m}`);
+    });
+    if (action === null) {
+      this.log.warn(`game ${req.game_id}: request ${req.request_id} lists no legal action`);
+      return { request_id: req.request_id, game_id: req.game_id, action_index: 0 };
+    }
+    this.log.debug(`game ${req.game_id} seat ${req.seat}: ${action}`);
+    return { request_id: req.request_id, game_id: req.game_id, action };
+  }
+
+  onGameStart(gs) {
+    const r = gs.ruleset || {};
+    const g = this.games.get(gs.game_id) || {
+      ruleset: r.name, family: r.family, players: gs.players, hand_size: r.hand_size, target_score: r.target_score,
+      seats: new Set(),
+    };
+    g.seats.add(gs.seat);
+    this.games.set(gs.game_id, g);
+    this.log.debug(`game ${gs.game_id}: seat ${gs.seat} of ${gs.players}, ${r.name} (${r.family}), `
+      + `${gs.deadline_ms} ms per decision`);
+  }
+
+  onGameEnd(ge) {
+    this.stats.gamesEnded += 1;
+    const g = this.games.get(ge.game_id);
+    if (g) {
+      g.seats.delete(ge.seat);
+      if (g.seats.size === 0) this.games.delete(ge.game_id);
+    }
+    const o = ge.outcome || {};
+    this.log.debug(`game ${ge.game_id} seat ${ge.seat}: ${ge.status} ${ge.seat_status} `
+      + `scores [${o.scores || []}] ${ge.reason || o.reason || ''}`);
+  }
+
+  onNotice(n) {
+    this.stats.notices += 1;
+    this.log.warn(`notice ${n.code} game ${n.game_id || '-'} request ${n.request_id}: ${n.message}`
+      + `${n.fallback_action ? ` (fallback: ${n.fallback_action})` : ''}`);
+  }
+}
+
+module.exports = { BotClient, loadBotService, chooseAction, PROTOCOL_VERSION, DEFAULT_PROTO_DIR };
