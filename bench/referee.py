@@ -17,7 +17,12 @@ fill and process count; the ratio is the referee's share of it.
 
 Latency per decision is the referee's own measure: from the moment the batch
 holding a request is sent to the moment its answer arrives (p50 / p99 over all
-seats, medians over the runs). Everything stays on 127.0.0.1.
+seats, medians over the runs). A final run plays one game alone (``--lone-deal-cap``):
+nothing to batch, so each decision costs a full round trip. The CPU time each
+process used during the timed part is reported per decision (Linux /proc), to
+show where the time goes: referee vs bots. Games are awaited with WaitGame, not
+by polling ListGames (which would make the referee build every running game's
+result many times a second). Everything stays on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -38,6 +43,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BOT = ROOT / "tests" / "referee" / "bots" / "random_bot.py"
 TOKEN = "bench-control-token"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a live process has used so far (Linux /proc; 0.0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 # ------------------------------------------------------------------ the referee run
@@ -67,19 +81,27 @@ def referee_run(games: int, deal_cap: int, batch: int, tmp: Path) -> dict:
                 break
             time.sleep(0.05)
         t0 = time.perf_counter()
-        pending = []
+        cpu0 = [cpu_seconds(srv.pid)] + [cpu_seconds(p.pid) for p, _ in bots]
+        pending, waits = [], []
+
+        def wait_for(created):
+            for f in created:
+                waits.append(stub.WaitGame.future(control_pb2.WaitGameRequest(game_id=f.result().game_id), metadata=md))
+
         for i in range(games):
             pending.append(stub.CreateGame.future(control_pb2.CreateGameRequest(
                 ruleset_json=json.dumps({"extends": "iowa", "deal_cap": deal_cap}), players=4, seats=list("abab"), seed=i),
                 metadata=md))
             if len(pending) >= 100:
-                [f.result() for f in pending]
+                wait_for(pending)
                 pending = []
-        [f.result() for f in pending]
-        running = control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING)
-        while stub.ListGames(running, metadata=md).games:
-            time.sleep(0.02)
+        wait_for(pending)
+        # WaitGame returns as each game ends. (Polling ListGames instead would make the referee build
+        # every running game's result several times a second: a large share of its CPU at 400 games.)
+        for w in waits:
+            w.result()
         elapsed = time.perf_counter() - t0
+        cpu = [cpu_seconds(srv.pid) - cpu0[0], sum(cpu_seconds(p.pid) for p, _ in bots) - sum(cpu0[1:])]
         results = stub.ListGames(control_pb2.ListGamesRequest(), metadata=md).games
     finally:
         srv.send_signal(signal.SIGTERM)
@@ -95,7 +117,8 @@ def referee_run(games: int, deal_cap: int, batch: int, tmp: Path) -> dict:
     p99 = statistics.median(s.latency_p99_ms for r in results for s in r.seats)
     return {"decisions_s": decisions / elapsed, "games_s": len(results) / elapsed, "decisions": decisions,
             "elapsed": elapsed, "batch_bytes": c["bytes_in"] / c["batches"], "per_batch": c["request"] / c["batches"],
-            "answer_bytes": c["bytes_out"] / c["answer_msgs"], "p50_ms": p50, "p99_ms": p99}
+            "answer_bytes": c["bytes_out"] / c["answer_msgs"], "p50_ms": p50, "p99_ms": p99,
+            "referee_cpu_us": cpu[0] / decisions * 1e6, "bots_cpu_us": cpu[1] / decisions * 1e6}
 
 
 # ------------------------------------------------------------------ the raw echo
@@ -180,6 +203,7 @@ def main() -> int:
     ap.add_argument("--deal-cap", type=int, default=10)
     ap.add_argument("--batch", type=int, default=64, help="max batch the bots ask for")
     ap.add_argument("--echo-seconds", type=float, default=3.0)
+    ap.add_argument("--lone-deal-cap", type=int, default=30, help="deal cap of the lone-game run (0: skip it)")
     a = ap.parse_args()
     ref, echo = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -190,8 +214,11 @@ def main() -> int:
             echo.append(e)
             print(f"run {k + 1}: referee {r['decisions_s']:,.0f} decisions/s, {r['games_s']:.1f} games/s "
                   f"({r['decisions']:,} decisions in {r['elapsed']:.1f}s; {r['per_batch']:.1f} requests/batch, "
-                  f"{r['batch_bytes']:,.0f} B/batch, {r['answer_bytes']:,.0f} B/answer msg) | raw echo {e:,.0f} decisions/s",
+                  f"{r['batch_bytes']:,.0f} B/batch, {r['answer_bytes']:,.0f} B/answer msg; CPU per decision: referee "
+                  f"{r['referee_cpu_us']:.0f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e:,.0f} decisions/s",
                   flush=True)
+        # A lone game: nothing to batch, every decision waits for its own round trip.
+        lone = referee_run(1, a.lone_deal_cap, a.batch, Path(tmp)) if a.lone_deal_cap else None
     med = {k: statistics.median(r[k] for r in ref) for k in ref[0]}
     e = statistics.median(echo)
     print(f"\nreferee (median of {a.runs}): {med['decisions_s']:,.0f} decisions/s, {med['games_s']:.1f} games/s "
@@ -199,6 +226,11 @@ def main() -> int:
     print(f"raw batched echo, same message sizes: {e:,.0f} decisions/s")
     print(f"ratio: {med['decisions_s'] / e:.1%} (target >= 50%)")
     print(f"latency per decision (batch sent -> answer received): p50 {med['p50_ms']:.2f} ms, p99 {med['p99_ms']:.2f} ms")
+    if lone is not None:
+        print(f"lone game (one game, deal cap {a.lone_deal_cap}): {lone['decisions_s']:,.0f} decisions/s, "
+              f"latency p50 {lone['p50_ms']:.2f} ms, p99 {lone['p99_ms']:.2f} ms")
+    print(f"CPU per decision: referee process {med['referee_cpu_us']:.0f} us, 4 bot processes {med['bots_cpu_us']:.0f} us "
+          f"({os.cpu_count()} CPUs)")
     return 0
 
 

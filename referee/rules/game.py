@@ -794,6 +794,27 @@ class Game:
             legal_actions=tuple(self.legal_actions()) if seat == self.to_act and self.outcome is None else (),
         )
 
+    def view_state(self, seat: int) -> tuple:
+        """The live values behind :meth:`view` for ``seat``, uncopied, for fast encoders (referee.wire).
+
+        ``(deal, dealer, phase, to_act, hand, bids, contract, partner_card, partner,
+        sitting_out, leader, trick_seats, trick_cards, tricks, tricks_won, scores, private)``
+        with cards, actions and bids as ids (``hand`` unsorted, ``bids`` as
+        (seat, action id), ``private`` as name -> card ids). Exactly what
+        :meth:`view` shows and nothing more; :meth:`view` stays the reference.
+        The lists are the engine's own: read them, never mutate or keep them.
+        """
+        if not 0 <= seat < self.players:   # hands[-1] would be another seat's hand
+            raise ValueError(f"no seat {seat} at a {self.players}-player table")
+        return (len(self.decks_dealt), self.dealer, self.phase, self.to_act, self.hands[seat], self._bids,
+                self.contract, self._partner_card, self._partner, self._sitting_out, self._leader,
+                self._trick_seats, self._trick_cards, self._tricks, self.tricks_won, self.scores, self._private[seat])
+
+    @property
+    def event_log(self) -> list[tuple]:
+        """The raw event log, ``(kind, seat, data, visible_to)`` tuples, uncopied (read-only; see :meth:`events_for`)."""
+        return self._log
+
     def full_state(self) -> dict:
         """Everything, hidden cards included: for spectators once the game is over, and for tests."""
         return {

@@ -16,6 +16,11 @@ Flow of one decision::
 Hidden information: a connection only ever receives ``Game.view(seat)`` and
 ``Game.events_for(seat)`` for the seats it was given, converted by
 :mod:`referee.wire`; spectators get public events only until the game is over.
+
+Speed: the hot path (one request and a few events per decision) writes protobuf
+bytes directly with :class:`referee.wire.GameEncoder` (per-deal caches, each
+public event encoded once per game step and shared by every connection), which
+tests/referee/test_wire_fast.py checks against the reference conversion.
 """
 
 from __future__ import annotations
@@ -66,20 +71,24 @@ class RequestError(ValueError):
 
 
 # --------------------------------------------------------------------------- state
-@dataclass(eq=False)
 class Pending:
-    """One decision request: created when the game waits for a seat, open until answered or expired."""
+    """One decision request: created when the game waits for a seat, open until answered or expired.
 
-    rid: int
-    run: GameRun
-    seat: int
-    legal: list[int]
-    legal_text: list[str]
-    item: bytes | None
-    deadline_ms: int
-    sent_at: float = 0.0
-    expires: float = 0.0       # loop time
-    cancelled: bool = False
+    A plain class with __slots__: one is made per decision, so it is kept cheap.
+    """
+
+    __slots__ = ("rid", "run", "seat", "legal", "item", "deadline_ms", "sent_at", "expires", "cancelled")
+
+    def __init__(self, rid: int, run: GameRun, seat: int, legal: list[int], item: bytes | None, deadline_ms: int):
+        self.rid, self.run, self.seat, self.legal, self.item, self.deadline_ms = rid, run, seat, legal, item, deadline_ms
+        self.sent_at = 0.0
+        self.expires = 0.0         # loop time
+        self.cancelled = False
+
+    @property
+    def legal_text(self) -> list[str]:
+        """The legal actions as sent (only needed for messages, so not kept)."""
+        return [wire.ACTIONS_TEXT[a] for a in self.legal]
 
 
 @dataclass(eq=False)
@@ -91,8 +100,7 @@ class SeatRun:
     status: int = S_OK
     auto: bool = False                 # decisions are played by fallback (connection lost, policy fallback)
     faults: dict = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
-    latencies: list = field(default_factory=list)   # seconds
-    cursor: int = 0                    # next event index to look at
+    latencies: list = field(default_factory=list)   # ms
     conn_id: str = ""
 
     def set_status(self, st: int) -> None:
@@ -105,7 +113,7 @@ class Connection:
 
     def __init__(self, referee: Referee, cid: str, bot_name: str, max_batch: int):
         self.referee, self.id, self.bot_name, self.max_batch = referee, cid, bot_name, max_batch
-        self.outbox: deque = deque()       # (BatchItem, Pending | None), in order
+        self.outbox: deque = deque()       # lists of item frames, and Pending requests, in order (see push)
         self.in_flight: dict[int, Pending] = {}
         self.closed_ids: dict[int, str] = {}   # recently resolved request ids -> why (stale answers)
         self.seats: set[tuple[GameRun, int]] = set()
@@ -118,11 +126,27 @@ class Connection:
         self._timer_at = 0.0
 
     # -- queueing ---------------------------------------------------------
-    def push(self, frame: bytes, pending: Pending | None = None) -> None:
-        """Queue one pre-serialized batch item (see :func:`referee.wire.item_frame`)."""
+    # The outbox holds, in order, lists of pre-serialized item frames (events,
+    # notices, game starts and ends: consecutive ones share one list, so a busy
+    # connection does not pay per item) and Pending requests (kept apart: a
+    # Batch holds at most max_batch of them, and a withdrawn one is skipped).
+    def push(self, frame: bytes) -> None:
+        """Queue pre-serialized batch item frames (see :func:`referee.wire.item_frame`; several may be concatenated)."""
         if self.closed:
             return
-        self.outbox.append((frame, pending))
+        out = self.outbox
+        if out and type(out[-1]) is list:
+            out[-1].append(frame)
+        else:
+            out.append([frame])
+        if not self.in_flight:
+            self.wake.set()
+
+    def push_request(self, p: Pending) -> None:
+        """Queue a decision request (its frame is ``p.item``)."""
+        if self.closed:
+            return
+        self.outbox.append(p)
         if not self.in_flight:
             self.wake.set()
 
@@ -131,24 +155,26 @@ class Connection:
         or None while the last batch is still open."""
         if self.in_flight or not self.outbox:
             return None
-        items, n, out, fl = [], 0, self.outbox, self.in_flight
+        items, n, out, fl, cap = [], 0, self.outbox, self.in_flight, self.max_batch
         soonest = None
         while out:
-            item, p = out[0]
-            if p is not None:
+            p = out[0]
+            if type(p) is list:
+                items += p
+            else:
                 if p.cancelled:
                     out.popleft()
                     continue
-                if n == self.max_batch:
+                if n == cap:
                     break
                 n += 1
                 p.sent_at = now
-                sr = p.run.seats[p.seat]
-                p.expires = loop_now + (p.deadline_ms + max(0.0, sr.bank_ms)) / 1000.0
+                bank = p.run.seats[p.seat].bank_ms
+                p.expires = exp = loop_now + (p.deadline_ms + (bank if bank > 0.0 else 0.0)) / 1000.0
                 fl[p.rid] = p
-                if soonest is None or p.expires < soonest:
-                    soonest = p.expires
-            items.append(item)
+                if soonest is None or exp < soonest:
+                    soonest = exp
+                items.append(p.item)
             out.popleft()
         if soonest is not None:
             self._arm(soonest)
@@ -181,7 +207,7 @@ class Connection:
 
     def final_batch(self) -> bytes | None:
         """After close: what is left to say (notices, events), without requests; then the stream ends."""
-        frames = [f for f, p in self.outbox if p is None]
+        frames = [f for x in self.outbox if type(x) is list for f in x]
         self.outbox.clear()
         return wire.batch_response(frames) if frames else None
 
@@ -209,6 +235,9 @@ class GameRun:
 
     def __init__(self, gid: str, game: Game, seats: list[SeatRun], policy: Policy, seed: int):
         self.id, self.game, self.seats, self.policy, self.seed = gid, game, seats, policy, seed
+        self.enc = wire.GameEncoder(game, gid)   # this game's wire bytes, with per-deal caches
+        self.cursor = 0                          # next event log index to send to the bots
+        self._routes: tuple | None = None
         self.status = RUNNING
         self.reason = ""
         self.started = time.time()
@@ -225,6 +254,22 @@ class GameRun:
     @property
     def over(self) -> bool:
         return self.status != RUNNING
+
+    def routes(self) -> tuple[list, list]:
+        """(connections that get the public events, connection per seat for its private events).
+
+        A seat played by fallback (``auto``) gets nothing more; a connection
+        holding several seats of the game gets each public event once.
+        Cached: call :meth:`reroute` whenever a seat's ``auto`` or ``conn`` changes.
+        """
+        r = self._routes
+        if r is None:
+            per_seat = [None if sr.auto else sr.conn for sr in self.seats]
+            r = self._routes = (list(dict.fromkeys(c for c in per_seat if c is not None)), per_seat)
+        return r
+
+    def reroute(self) -> None:
+        self._routes = None
 
 
 # --------------------------------------------------------------------------- referee
@@ -395,52 +440,58 @@ class Referee:
                 run.decisions += 1
                 continue
             rid = next(self._rid)
-            legal_text = [wire.ACTIONS_TEXT[a] for a in legal]
-            p = Pending(rid, run, seat, list(legal), legal_text, None, run.policy.deadline_ms)
-            p.item = wire.item_frame(wire.ITEM_REQUEST, bot_pb2.DecisionRequest(
-                game_id=run.id, request_id=rid, seat=seat, kind=int(g.phase), view=wire.view_to_proto(g.view(seat)),
-                legal_actions=legal_text, deadline_ms=p.deadline_ms, time_bank_ms=int(max(0.0, sr.bank_ms))).SerializeToString())
+            deadline = run.policy.deadline_ms
+            # Encoded straight from the engine's state (wire.GameEncoder; same bytes as
+            # DecisionRequest{view=view_to_proto(g.view(seat))}, see test_wire_fast).
+            item = run.enc.request_frame(seat, rid, g.phase, legal, deadline, int(max(0.0, sr.bank_ms)))
+            p = Pending(rid, run, seat, list(legal), item, deadline)
             run.pending = p
-            sr.conn.push(p.item, p)
+            sr.conn.push_request(p)
             return
 
     def _push_events(self, run: GameRun) -> None:
-        """Queue the events each seat may see (``Game.events_for``), in log order per connection.
+        """Queue the new events each seat may see (``Game.events_for``), in log order per connection.
 
-        A public event is serialized once and sent once per connection, however
+        A public event is encoded once and sent once per connection, however
         many of the game's seats the connection holds; a private event is sent,
         marked with its seat, to the one seat that may see it.
         """
-        g, gid = run.game, run.id
-        conv, frame, EV = wire.event_to_proto, wire.item_frame, wire.ITEM_EVENT
-        public: dict[int, bytes] = {}
-        per_conn: dict[Connection, dict[int, bytes]] = {}
-        for sr in run.seats:
-            evs = g.events_for(sr.seat, sr.cursor)
-            sr.cursor = g.event_count
-            conn = sr.conn
-            if not evs or conn is None or sr.auto:
-                continue
-            out = per_conn.get(conn)
-            if out is None:
-                out = per_conn[conn] = {}
-            for i, e in evs:
-                if e.visible_to == PUBLIC:
-                    if i not in out:
-                        f = public.get(i)
-                        if f is None:
-                            f = public[i] = frame(EV, conv(gid, i, e).SerializeToString())
-                        out[i] = f
-                else:
-                    out[i] = frame(EV, conv(gid, i, e, seat=sr.seat).SerializeToString())
-        for conn, out in per_conn.items():
-            for i in sorted(out) if len(out) > 1 else out:
-                conn.push(out[i])
+        g = run.game
+        log = g.event_log
+        start, end = run.cursor, len(log)
+        if start == end:
+            return
+        run.cursor = end
+        targets, per_seat = run.routes()
+        frame = run.enc.event_frame
+        frames: list[tuple[int, bytes]] = []     # (visible_to, item frame), in log order
+        private = False
+        for i in range(start, end):
+            e = log[i]
+            vis = e[3]
+            if vis == PUBLIC:
+                if targets:
+                    frames.append((PUBLIC, frame(i, e)))
+            elif per_seat[vis] is not None:
+                frames.append((vis, frame(i, e, vis)))
+                private = True
+        if frames:
+            # Item frames concatenate (see wire.batch_response): one queue entry per connection and step.
+            if not private:
+                blob = b"".join([f for _, f in frames])
+                for conn in targets:
+                    conn.push(blob)
+            else:
+                for conn in targets:
+                    blob = b"".join([f for vis, f in frames if vis == PUBLIC or per_seat[vis] is conn])
+                    if blob:
+                        conn.push(blob)
         if run.watchers:
+            conv = wire.event_to_proto
             evs = g.events_for(PUBLIC, run.spec_cursor)
             run.spec_cursor = g.event_count
             for i, e in evs:
-                m = control_pb2.WatchGameResponse(event=conv(gid, i, e))
+                m = control_pb2.WatchGameResponse(event=conv(run.id, i, e))
                 for q in run.watchers:
                     q.put_nowait(m)
 
@@ -480,7 +531,7 @@ class Referee:
             if elapsed_ms > p.deadline_ms:
                 sr.bank_ms -= elapsed_ms - p.deadline_ms
             try:
-                action = wire.resolve_answer(ans, p.legal, p.legal_text)
+                action = wire.resolve_answer(ans, p.legal)
             except wire.AnswerError as e:
                 self._guard(run, self.fault, run, p.seat, e.kind, p, str(e))
                 continue
@@ -537,6 +588,7 @@ class Referee:
             sr.set_status(S_DISCONNECTED if kind == "disconnect" else S_FAULTED)
             if kind == "disconnect":
                 sr.auto = True
+                run.reroute()
             if p is not None or (kind == "disconnect" and g.to_act == seat):
                 fallback = str(g.legal_actions()[0])
         run.faults.append(control_pb2.Fault(seat=seat, kind=_FAULT_ENUM[kind], request_id=p.rid if p else 0, deal=g.deal_number,
