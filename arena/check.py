@@ -771,10 +771,24 @@ class Checker:
     async def run_wave(self, checks: list[Check]) -> None:
         stop = asyncio.Event()
         await asyncio.gather(*(self.run_check_games(c, stop) for c in checks))
+        if self.proc is not None and self.proc.returncode is None and self._lost_connection(checks):
+            # The referee saw the stream drop; give a crashing bot a moment to be reaped so
+            # the verdict says "crash" (with its exit code) rather than "connection lost".
+            try:
+                await asyncio.wait_for(self.proc.wait(), 1.0)
+            except asyncio.TimeoutError:
+                pass
         self.exited()
         self.snapshot_protocol()
         for c in checks:
             self.judge(c)
+
+    @staticmethod
+    def _lost_connection(checks: list[Check]) -> bool:
+        from referee.gen.pepper.v1 import game_pb2
+
+        return any(f.kind == game_pb2.FAULT_KIND_DISCONNECT
+                   for c in checks for p in c.played if p.result is not None for f in p.result.faults)
 
     def judge(self, c: Check) -> None:
         from referee.gen.pepper.v1 import game_pb2
