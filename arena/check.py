@@ -725,6 +725,7 @@ class Checker:
             errors = [e for e in await asyncio.gather(*(self.create(gs) for gs in rnd)) if e]
             if errors:
                 c.status = "fail"
+                await self._reap(1.0)  # a bot that just crashed: collect its exit code first
                 c.reason = (self.crash_reason() if self.exited() else f"connection lost: the referee could not start a game: {errors[0]}")
                 break
             ids = [gs.game_id for gs in rnd]
@@ -771,17 +772,21 @@ class Checker:
     async def run_wave(self, checks: list[Check]) -> None:
         stop = asyncio.Event()
         await asyncio.gather(*(self.run_check_games(c, stop) for c in checks))
-        if self.proc is not None and self.proc.returncode is None and self._lost_connection(checks):
+        if self._lost_connection(checks):
             # The referee saw the stream drop; give a crashing bot a moment to be reaped so
             # the verdict says "crash" (with its exit code) rather than "connection lost".
-            try:
-                await asyncio.wait_for(self.proc.wait(), 1.0)
-            except asyncio.TimeoutError:
-                pass
+            await self._reap(1.0)
         self.exited()
         self.snapshot_protocol()
         for c in checks:
             self.judge(c)
+
+    async def _reap(self, timeout: float) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            try:
+                await asyncio.wait_for(self.proc.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
 
     @staticmethod
     def _lost_connection(checks: list[Check]) -> bool:
