@@ -431,7 +431,7 @@ class Game:
         lv = self._level = self.table.ladder[self._high]
         bidder = self._high_bidder
         if self.table.bid_names_strain:
-            _, strain = A.bid_parts(self._bids[-1][1] if self._bids[-1][0] == bidder else self._winning_bid_id())
+            _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
             self.contract = Contract(bidder, lv.name, None, lv.alone, lv.tricks)
