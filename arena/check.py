@@ -785,7 +785,7 @@ class Checker:
         if self.proc is not None and self.proc.returncode is None:
             try:
                 await asyncio.wait_for(self.proc.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     @staticmethod

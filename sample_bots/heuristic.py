@@ -46,7 +46,8 @@ def best_strain(hand: list[int], copies: bool = False, options=range(5)) -> tupl
     return max(((s, estimate_tricks(hand, s, copies)) for s in options), key=lambda x: x[1])
 
 
-def _bid_options(legal: list[str]) -> list[tuple[str, int | None, str]]:
+def bid_options(legal: list[str]) -> list[tuple[str, int | None, str]]:
+    """The bids among ``legal`` as (level name, strain or None, action text)."""
     out = []
     for a in legal:
         w = a.split()
@@ -81,7 +82,7 @@ class HeuristicBot:
 
     # -- decisions ----------------------------------------------------------
     def _bid(self, v: Seen) -> str:
-        opts = _bid_options(v.legal)
+        opts = bid_options(v.legal)
         if not opts:
             return "pass"
         copies = self._copies(v)

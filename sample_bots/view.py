@@ -33,7 +33,7 @@ class Seen:
     legal: list[str]
 
     @classmethod
-    def of(cls, view: dict) -> "Seen":
+    def of(cls, view: dict) -> Seen:
         c = view.get("contract")
         trump = None if not c or c.get("trump") in (None, "", "?") else int(Strain.parse(c["trump"]))
         tricks = [(ld, [(s, cid(x)) for s, x in plays], w) for ld, plays, w in view.get("tricks", [])]

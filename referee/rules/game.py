@@ -24,6 +24,7 @@ from .actions import ACTIONS, Action, ActionKind
 from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, legal_plays, sort_key, trick_winner_index
 from .errors import GameOverError, IllegalActionError, InvalidActionError, RecordError, ReplayMismatchError, RulesError
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, ruleset_from_dict
+from .scoring import deal_points
 
 __all__ = ["Game", "Phase", "Event", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
 
@@ -676,45 +677,8 @@ class Game:
     # --------------------------------------------------------------- scoring
     def _score_deal(self) -> None:
         c, lv, t = self.contract, self._level, self.table
-        tw, n = self.tricks_won, self.players
-        pts = [0] * t.teams
-        bt = t.team_of[c.bidder]
-        fam = self._family
-        if fam == "five-handed":
-            side = {c.bidder} | ({self._partner} if self._partner is not None else set())
-            side_tricks = sum(tw[s] for s in side)
-            def_tricks = t.hand_size - side_tricks
-            if lv.alone:
-                made = tw[c.bidder] >= lv.tricks
-                for s in range(n):
-                    pts[s] = (lv.points if made else -lv.points) if s == c.bidder else (0 if made else def_tricks)
-            else:
-                made = side_tricks >= lv.tricks
-                for s in range(n):
-                    pts[s] = (side_tricks if made else -lv.tricks) if s in side else def_tricks
-        else:
-            team_tricks = [0] * t.teams
-            for s in range(n):
-                team_tricks[t.team_of[s]] += tw[s]
-            if self._ceded:
-                # Ceded: the bidding team scores 6 (a fixed-value bid: its value); defenders nothing.
-                pts[bt] = lv.points if lv.points is not None else t.hand_size
-            else:
-                made = team_tricks[bt] >= lv.tricks
-                if made:
-                    pts[bt] = lv.points if lv.points is not None else team_tricks[bt]
-                elif lv.points is not None:
-                    pts[bt] = -lv.points
-                elif fam == "bid-euchre":
-                    pts[bt] = -lv.tricks          # euchred: lose the number bid
-                else:
-                    pts[bt] = -t.hand_size         # iowa -6; pepper-30 -6 (4p) or -8 (2-3p)
-                for team in range(t.teams):
-                    if team != bt:
-                        if fam == "iowa" and team_tricks[team] == 0:
-                            pts[team] = -t.hand_size   # iowa: defenders taking no trick lose 6
-                        else:
-                            pts[team] = team_tricks[team]
+        pts = deal_points(self._family, t.team_of, t.teams, t.hand_size, c.bidder, self._partner,
+                          lv.tricks, lv.points, lv.alone, self.tricks_won, ceded=self._ceded)
         self._finish_deal(c, self._ceded, tuple(pts))
 
     def _finish_deal(self, contract: Contract | None, ceded: bool, pts: tuple[int, ...]) -> None:
