@@ -19,6 +19,12 @@ import trueskill
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = DEFAULT_MU / 3
+# TrueSkill's dynamics factor tau adds uncertainty before every game so that a
+# player who learns can move; with it sigma never falls below a floor (about 0.8
+# here) however many games are played. A bot is a fixed program whose skill does
+# not drift, so the arena's default is 0: sigma keeps shrinking as games accrue
+# and a real difference in strength shows as a clear gap. `--tau` restores drift.
+DEFAULT_TAU = 0.0
 
 
 def pool_name(ruleset: str, players: int) -> str:
@@ -44,8 +50,8 @@ def ranks_from_result(entry_scores: list[float], entry_won: list[bool]) -> list[
 
 
 class Rater:
-    def __init__(self, draw_probability: float = 0.02):
-        self.env = trueskill.TrueSkill(mu=DEFAULT_MU, sigma=DEFAULT_SIGMA, draw_probability=draw_probability)
+    def __init__(self, draw_probability: float = 0.02, tau: float = DEFAULT_TAU):
+        self.env = trueskill.TrueSkill(mu=DEFAULT_MU, sigma=DEFAULT_SIGMA, tau=tau, draw_probability=draw_probability)
 
     def _r(self, r: Rating) -> trueskill.Rating:
         return self.env.create_rating(r.mu, r.sigma)

@@ -17,10 +17,12 @@ from .store import Store
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "sample_bots" / "node"
 
+# name -> (command, processes). The search bot is the slowest by far, so it
+# runs as two processes (each serving half its seats) to use both cores.
 SAMPLE_BOTS = {
-    "random": "{python} -m sample_bots random",
-    "heuristic": "{python} -m sample_bots heuristic",
-    "montecarlo": "{python} -m sample_bots montecarlo",
+    "random": ("{python} -m sample_bots random", 1),
+    "heuristic": ("{python} -m sample_bots heuristic", 1),
+    "montecarlo": ("{python} -m sample_bots montecarlo", 2),
 }
 
 
@@ -40,9 +42,9 @@ def ensure_sample_bots(store: Store, note=print) -> None:
     """Register the sample bots the first time a database is used."""
     if store.db.execute("SELECT 1 FROM meta WHERE key = 'samples_registered'").fetchone():
         return
-    for name, cmd in SAMPLE_BOTS.items():
+    for name, (cmd, processes) in SAMPLE_BOTS.items():
         if store.bot(name) is None:
-            store.add_bot(name, "command", command=cmd, cwd=str(ROOT), sample=True)
+            store.add_bot(name, "command", command=cmd, cwd=str(ROOT), processes=processes, sample=True)
     nc = node_command()
     if nc is None:
         note("note: node is not installed, so the Node.js sample bot is not registered")

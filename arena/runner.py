@@ -36,7 +36,7 @@ from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
 from referee.rules import get_ruleset
 
 from . import schedule
-from .ratings import Rater, pool_name, ranks_from_result
+from .ratings import DEFAULT_TAU, Rater, pool_name, ranks_from_result
 from .registry import expand
 from .stats import contracts_by_seat
 from .store import Bot, Store
@@ -82,6 +82,7 @@ class RunConfig:
     db: str = "arena.db"
     log_dir: str = "arena-logs"
     bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
+    tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
 
     def resolved_players(self) -> int:
         rs = get_ruleset(self.ruleset)
@@ -201,7 +202,7 @@ class Arena:
         self.notify = notify or (lambda msg: None)
         self.store = store
         self.on_progress = on_progress or (lambda p: None)
-        self.rater = Rater()
+        self.rater = Rater(tau=config.tau)
         self.players = config.resolved_players()
         self.pool = pool_name(config.ruleset, self.players)
         self.table = get_ruleset(config.ruleset).table(self.players)

@@ -25,7 +25,7 @@ def _env_float(name: str) -> float | None:
         return None
 
 
-def make_policy(kind: str, seed: int | None = None, budget_ms: float | None = None):
+def make_policy(kind: str, seed: int | None = None, budget_ms: float | None = None, samples: int | None = None):
     """A fresh sample policy of ``kind`` (random, heuristic or montecarlo)."""
     cls = BOTS[kind]
     if kind == "random":
@@ -34,6 +34,8 @@ def make_policy(kind: str, seed: int | None = None, budget_ms: float | None = No
         kw = {"seed": seed}
         if budget_ms is not None:
             kw["budget_ms"] = budget_ms
+        if samples is not None:
+            kw["samples"] = samples
         return cls(**kw)
     return cls()
 
@@ -44,9 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     add_connection_args(ap)
     ap.add_argument("--budget-ms", type=float, default=_env_float("PEPPER_MC_BUDGET_MS"),
                     help="montecarlo: search time per decision, ms (default: $PEPPER_MC_BUDGET_MS, else the bot's own)")
+    samples = _env_float("PEPPER_MC_SAMPLES")
+    ap.add_argument("--samples", type=int, default=None if samples is None else int(samples),
+                    help="montecarlo: sampled deals per search instead of a time budget, so that its strength does "
+                         "not depend on the machine's load (default: $PEPPER_MC_SAMPLES)")
     ap.add_argument("--seed", type=int, default=None, help="random and montecarlo: the random seed")
     a = ap.parse_args(argv)
-    bot = PolicyBot(make_policy(a.bot, a.seed, a.budget_ms), name=a.bot)
+    bot = PolicyBot(make_policy(a.bot, a.seed, a.budget_ms, a.samples), name=a.bot)
     return run_bot(bot, a.referee, a.token, a.name, a.max_batch, tls_ca=a.tls_ca, log_level=a.log_level,
                    give_up_after=a.give_up_after)
 
