@@ -127,6 +127,8 @@ def arena_run(
     deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision.")] = 2000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, drawn on overruns.")] = 10_000,
     mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
+    play_forced: Annotated[bool, typer.Option("--play-forced/--ask-forced",
+                                              help="Forced moves (one legal action) are played without asking the bot.")] = True,
     tau: Annotated[float, typer.Option(min=0.0, help="TrueSkill dynamics (skill drift per game); 0 suits fixed bots.")] = 0.0,
     log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
     db: DbOption = Path("arena.db"),
@@ -145,7 +147,7 @@ def arena_run(
                     adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
                     concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,
                     time_bank_ms=time_bank_ms, listen=listen,
-                    db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau)
+                    db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced)
     try:
         cfg.resolved_players()
     except RulesetError as e:

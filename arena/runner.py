@@ -82,6 +82,7 @@ class RunConfig:
     db: str = "arena.db"
     log_dir: str = "arena-logs"
     bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
+    play_forced: bool = True          # forced moves are played by the referee, not asked (GamePolicy.play_forced)
     tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
 
     def resolved_players(self) -> int:
@@ -312,7 +313,8 @@ class Arena:
         done_before = self.store.db.execute("SELECT COUNT(*) FROM games WHERE run_id = ?", (run_id,)).fetchone()[0]
         progress = Progress(total=total, done=done_before)
         sem = asyncio.Semaphore(cfg.concurrency)
-        policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms)
+        policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,
+                                        play_forced=cfg.play_forced)
         errors: list[BaseException] = []
 
         async def one(idx, match, ruleset, players, seed, seats):

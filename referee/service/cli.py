@@ -47,6 +47,8 @@ def serve(
     on_timeout: str = _policy_option("timeout", Policy.on_timeout),
     on_disconnect: str = _policy_option("disconnect", Policy.on_disconnect),
     max_faults: int = typer.Option(0, help="faults a seat may commit in one game before it forfeits (0: no limit)"),
+    play_forced: bool = typer.Option(False, "--play-forced/--ask-forced",
+                                     help="play a seat's only legal action without asking it (games may override)"),
     unknown_request: str = typer.Option("reject", help="answers to unknown request ids: reject or disconnect"),
     max_batch: int = typer.Option(256, help="most requests in one batch, whatever a bot asks for"),
     max_message_bytes: int = typer.Option(4 * 1024 * 1024, help="largest message accepted from a client"),
@@ -72,7 +74,8 @@ def serve(
     token = control_token or secrets.token_urlsafe(24)
     try:
         policy = Policy(deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, on_illegal=on_illegal, on_malformed=on_malformed,
-                        on_timeout=on_timeout, on_disconnect=on_disconnect, max_faults=max_faults)
+                        on_timeout=on_timeout, on_disconnect=on_disconnect, max_faults=max_faults,
+                        play_forced=play_forced)
         cfg = ServerConfig(address=address, control_token=token, bot_tokens=tokens, policy=policy,
                            unknown_request=unknown_request, max_batch=max_batch, default_batch=min(64, max_batch),
                            max_receive_bytes=max_message_bytes, max_games=max_games,

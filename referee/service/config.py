@@ -20,6 +20,7 @@ class Policy:
     on_timeout: str = "fallback"
     on_disconnect: str = "forfeit"   # the bot is gone: its team loses rather than being auto-played
     max_faults: int = 0              # faults a seat may commit in a game before it forfeits (0: no limit)
+    play_forced: bool = False        # play a seat's only legal action without asking it
 
     def __post_init__(self):
         for k in FAULT_KINDS:

@@ -419,7 +419,7 @@ class Referee:
             v = getattr(p, f"on_{k}")
             if v:
                 kw[f"on_{k}"] = POLICY_NAME[v]
-        for k in ("deadline_ms", "time_bank_ms", "max_faults"):
+        for k in ("deadline_ms", "time_bank_ms", "max_faults", "play_forced"):
             if p.HasField(k):
                 kw[k] = getattr(p, k)
         return self.config.policy.with_overrides(**kw)
@@ -435,7 +435,8 @@ class Referee:
             seat = g.to_act
             sr = run.seats[seat]
             legal = g.legal_action_ids()
-            if sr.auto:
+            if sr.auto or (len(legal) == 1 and run.policy.play_forced):
+                # Fallback play, or a forced move the policy plays without a round trip.
                 g.apply(legal[0])
                 run.decisions += 1
                 continue

@@ -138,3 +138,52 @@ def test_a_thousand_concurrent_games_over_four_connections(tmp_path):
         assert all(status_name(r.status) == "GAME_STATUS_COMPLETED" for r in results.values())
     finally:
         s.close()
+
+
+def test_play_forced_skips_only_the_forced_decisions(tmp_path):
+    """With GamePolicy.play_forced the referee plays a lone legal action itself: the bot is asked
+    every other decision, sees every play as an event, and the game replays the same."""
+    from referee_harness import Server
+    from test_audit import read_record
+
+    from referee.gen.pepper.v1 import bot_pb2
+
+    s = Server(tmp_path, bots={"p0": "p0-token-forced", "p1": "p1-token-forced"})
+    try:
+        bots = [s.bot(n, "--batch", "64", record=True) for n in ("p0", "p1")]
+        policy = control_pb2.GamePolicy(play_forced=True)
+        ids = [s.create(["p0", "p1", "p0", "p1"], "iowa", deal_cap=4, seed=seed, policy=policy) for seed in range(6)]
+        results = s.wait_games(ids, timeout=60)
+        for b in bots:
+            b.stop()
+        requests: list[bot_pb2.DecisionRequest] = []
+        plays_seen = 0
+        for b in bots:
+            for m in read_record(b.record):
+                for item in (m.batch.items if m.WhichOneof("message") == "batch" else ()):
+                    kind = item.WhichOneof("item")
+                    if kind == "request":
+                        requests.append(item.request)
+                    elif kind == "event" and item.event.kind == game_pb2.EVENT_KIND_PLAY:
+                        plays_seen += 1
+        assert requests and all(len(r.legal_actions) > 1 for r in requests)
+        forced = asked = plays = 0
+        for gid in ids:
+            res = results[gid]
+            assert_clean(res)
+            g = Game.from_record(json.loads(res.record_json))
+            replay = Game(g.ruleset, 4, seed=res.seed)
+            for a in g.history:
+                if len(replay.legal_action_ids()) == 1:
+                    forced += 1
+                else:
+                    asked += 1
+                plays += replay.phase.name == "PLAY"
+                replay.apply(a)
+            assert replay.outcome == g.outcome and len(g.history) == res.decisions
+        # Every decision with a choice was asked and answered by a bot; none of the forced ones was.
+        assert forced > 0 and asked == len(requests) == sum(x.decisions for r in results.values() for x in r.seats)
+        # Each connection holds two seats of every game and sees every play once per game.
+        assert plays_seen == 2 * plays
+    finally:
+        s.close()

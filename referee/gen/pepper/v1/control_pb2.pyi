@@ -50,7 +50,7 @@ class Deck(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GamePolicy(_message.Message):
-    __slots__ = ("deadline_ms", "time_bank_ms", "on_illegal", "on_malformed", "on_timeout", "on_disconnect", "max_faults")
+    __slots__ = ("deadline_ms", "time_bank_ms", "on_illegal", "on_malformed", "on_timeout", "on_disconnect", "max_faults", "play_forced")
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     ON_ILLEGAL_FIELD_NUMBER: _ClassVar[int]
@@ -58,6 +58,7 @@ class GamePolicy(_message.Message):
     ON_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     ON_DISCONNECT_FIELD_NUMBER: _ClassVar[int]
     MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FORCED_FIELD_NUMBER: _ClassVar[int]
     deadline_ms: int
     time_bank_ms: int
     on_illegal: _game_pb2.FailurePolicy
@@ -65,7 +66,8 @@ class GamePolicy(_message.Message):
     on_timeout: _game_pb2.FailurePolicy
     on_disconnect: _game_pb2.FailurePolicy
     max_faults: int
-    def __init__(self, deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., on_illegal: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_malformed: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_timeout: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_disconnect: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., max_faults: _Optional[int] = ...) -> None: ...
+    play_forced: bool
+    def __init__(self, deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., on_illegal: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_malformed: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_timeout: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_disconnect: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., max_faults: _Optional[int] = ..., play_forced: _Optional[bool] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
     __slots__ = ("game_id", "ruleset", "ruleset_toml", "ruleset_json", "players", "seats", "seed", "decks", "first_dealer", "policy")
