@@ -81,6 +81,7 @@ def view_to_proto(v: SeatView) -> game_pb2.SeatView:
             widow=[_CARD[c] for c in p.get("widow", ())], gave=[_CARD[c] for c in p.get("gave", ())],
             received=[_CARD[c] for c in p.get("received", ())], discards=[_CARD[c] for c in p.get("discards", ())],
         ) if p else None,
+        family=v.family,
     )
 
 
@@ -362,6 +363,8 @@ class GameEncoder:
             raise ValueError(f"at most {_MAX_SEATS} seats are supported, not {game.players}")
         name = _ld(b"\x0a", game.ruleset.name.encode()) if game.ruleset.name else b""
         # SeatView fields 1-4 (ruleset, players, seat, team_of): fixed for the game.
+        # SeatView field 21 (family), the last field: fixed for the game.
+        self.family_b = _ld(b"\xaa\x01", game.ruleset.family.encode()) if game.ruleset.family else b""
         self.head = [name + b"\x10" + _uv(game.players) + (b"\x18" + _uv(s) if s else b"") + _packed(b"\x22", t.team_of)
                      for s in range(game.players)]
         # Public per-deal caches, shared by every seat: extended as the deal goes on, reset with each deal.
@@ -419,7 +422,7 @@ class GameEncoder:
         if private:
             out += _ld(_K_PRIVATE, b"".join([_ld(key, _CARD_B[c]) for name, key in _PRIVATE_FIELDS
                                              for c in private.get(name, ())]))
-        return out
+        return out + self.family_b
 
     def request_frame(self, seat: int, request_id: int, kind: int, legal: list[int], deadline_ms: int,
                       time_bank_ms: int) -> bytes:

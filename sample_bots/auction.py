@@ -24,6 +24,7 @@ from referee.rules import Game
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, Strain
 
 from .heuristic import bid_options
+from .view import family_of
 
 __all__ = ["AuctionModel", "estimates", "best_strain"]
 
@@ -93,8 +94,8 @@ class _BidStep:
         self.specials = [(nm, st, a) for nm, st, a in self.opts if not nm.isdigit()]
         self.has_pass = "pass" in legal
         dealer = view["dealer"]
-        iowa = view["ruleset"] == "iowa"
-        self.pepper30 = view["ruleset"] == "pepper-30"
+        iowa = family_of(view) == "iowa"
+        self.pepper30 = family_of(view) == "pepper-30"
         position = (seat - dealer) % players
         self.cue_first = iowa and position in (1, 2) and not any(b != "pass" for _, b in prior)
         self.cue1 = self.cue2 = 0
@@ -172,7 +173,7 @@ class AuctionModel:
         n = view["players"]
         self.n = n
         bids = tuple((s, b) for s, b in view.get("bids") or [])
-        self.copies_rule = view["ruleset"] in ("bid-euchre", "five-handed")
+        self.copies_rule = family_of(view) in ("bid-euchre", "five-handed")
         legal = _auction_legal(rs, n, view["dealer"], bids)
         team_of = table.team_of
         c = view.get("contract") or {}

@@ -19,6 +19,7 @@ from referee.rules.cards import NO_TRUMP
 
 from .auction import best_strain, display_sorted
 from .dealsim import DealSim
+from .view import family_of
 
 __all__ = ["AuctionSim"]
 
@@ -39,9 +40,9 @@ class AuctionSim:
         self.family = rs.family
         self.elimination = rs.family == "pepper-30"
         self.must_bid = rs.pass_out == "dealer-must-bid"
-        self.iowa = view["ruleset"] == "iowa"
-        self.pepper30 = view["ruleset"] == "pepper-30"
-        self.copies_rule = view["ruleset"] in ("bid-euchre", "five-handed")
+        self.iowa = family_of(view) == "iowa"
+        self.pepper30 = family_of(view) == "pepper-30"
+        self.copies_rule = family_of(view) in ("bid-euchre", "five-handed")
         self.hand_size = table.hand_size
         self.top = len(self.ladder) - 1
         self.number = [lv.number for lv in self.ladder]           # None for special levels

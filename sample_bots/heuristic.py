@@ -17,7 +17,7 @@ import math
 
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, Card
 
-from .view import Seen, cid
+from .view import Seen, cid, family_of
 
 ACE, KING, JACK = 5, 4, 2
 
@@ -70,7 +70,7 @@ class HeuristicBot:
     # -- helpers ------------------------------------------------------------
     @staticmethod
     def _copies(v: Seen) -> bool:
-        return len(set(v.hand)) < len(v.hand) or v.view["ruleset"] in ("bid-euchre", "five-handed")
+        return len(set(v.hand)) < len(v.hand) or family_of(v.view) in ("bid-euchre", "five-handed")
 
     def _partner_bonus(self, v: Seen) -> float:
         hand_size = len(v.hand)
@@ -90,7 +90,7 @@ class HeuristicBot:
         hand_size = len(v.hand)
         n, dealer = v.players, v.view["dealer"]
         position = (v.seat - dealer) % n  # 1: first to bid
-        iowa = v.view["ruleset"] == "iowa"
+        iowa = family_of(v.view) == "iowa"
         # Read partner cue bids (iowa convention).
         if iowa:
             for s, b in v.view["bids"]:
@@ -118,7 +118,7 @@ class HeuristicBot:
         fits = [(k, st, a) for k, st, a in numbers if k <= want and st in (None, strain)]
         if fits:
             # Single-circuit auctions: bid what the hand is worth; elimination: the cheapest raise.
-            k, _, a = fits[0] if v.view["ruleset"] == "pepper-30" else fits[-1]
+            k, _, a = fits[0] if family_of(v.view) == "pepper-30" else fits[-1]
             return a
         if "pass" in v.legal:
             return "pass"

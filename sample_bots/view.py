@@ -11,6 +11,11 @@ def cid(text: str) -> int:
     return int(Card.parse(text))
 
 
+def family_of(view: dict) -> str:
+    """The ruleset family of a view ("iowa", ...): the rules that apply, whatever a variant is named."""
+    return view.get("family") or view["ruleset"]
+
+
 @dataclass
 class Seen:
     """A parsed view. Card values are ints (see referee.rules.cards)."""

@@ -42,7 +42,7 @@ function situation(request, game) {
   const view = request.view || {};
   const legal = request.legal_actions;
   const players = view.players || g.players || 4;
-  const family = g.family || guessFamily(view, legal);
+  const family = view.family || g.family || guessFamily(view, legal);
   const contract = view.contract || null;
   const trump = contract ? C.trumpOf(contract.trump) : null;
   const trick = (view.trick || []).map((p) => ({ seat: p.seat, card: p.card }));
