@@ -42,9 +42,16 @@ install: $(STAMP) ## create .venv and install the project with its test extras
 test: install checkgenerate ## run the whole test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
-lint: install $(BUF) ## static checks (ruff, buf lint)
+# The published pepper.v1 protocol (1.0) that every later proto/ must stay wire-compatible with.
+PROTO_BASELINE ?= 7ca4fe1
+
+lint: install $(BUF) ## static checks (ruff, buf lint, buf breaking against the published protocol)
 	$(BIN)/ruff check referee arena sample_bots tests bench
 	cd proto && ../$(BUF) lint
+	@if git cat-file -e $(PROTO_BASELINE)^{commit} 2>/dev/null; then \
+		echo "buf breaking against $(PROTO_BASELINE)"; \
+		cd proto && ../$(BUF) breaking --against '../.git#ref=$(PROTO_BASELINE),subdir=proto'; \
+	else echo "note: commit $(PROTO_BASELINE) is not in this clone (shallow?); buf breaking skipped"; fi
 
 bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
 	$(BIN)/python bench/engine.py

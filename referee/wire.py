@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 #: The protocol version this referee speaks. Same major number = compatible.
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"   # docs/protocol.md, Versioning: what each minor version added
 
 _CARD = [str(c) for c in CARDS]
 #: The canonical text of every action id.

@@ -16,6 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from referee_harness import ROOT, Server, assert_clean, status_name
 
+from referee import wire
 from referee.gen.pepper.v1 import bot_pb2, bot_pb2_grpc, control_pb2, game_pb2
 
 pytestmark = pytest.mark.xdist_group("referee-control")
@@ -69,7 +70,7 @@ def test_bot_hello_is_checked(served):
     code, details = code_of(lambda: list(raw_stream(served, hello(name="nobody", token="whatever-123"))))
     assert code == grpc.StatusCode.UNAUTHENTICATED
     code, details = code_of(lambda: list(raw_stream(served, hello(version="2.0"))))
-    assert code == grpc.StatusCode.FAILED_PRECONDITION and "1.0" in details
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and wire.PROTOCOL_VERSION in details
     code, details = code_of(lambda: list(raw_stream(served, bot_pb2.ConnectRequest(answers=bot_pb2.AnswerBatch()))))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "Hello" in details
 
@@ -79,7 +80,7 @@ def test_welcome_caps_the_batch_size_and_registration_issues_tokens(served):
     stream = raw_stream(served, hello(batch=100_000, version="1.7"), hold=hold)
     first = next(stream)
     assert first.WhichOneof("message") == "welcome"
-    assert first.welcome.max_batch == 256 and first.welcome.protocol_version == "1.0"
+    assert first.welcome.max_batch == 256 and first.welcome.protocol_version == wire.PROTOCOL_VERSION
     hold.set()
     stream.cancel()
     r = served.control.RegisterBot(control_pb2.RegisterBotRequest(name="newbie"), metadata=served.md)

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTOCOL_VERSION = '1.0';
+const PROTOCOL_VERSION = '1.1';
 /** The protocol files, straight from the repository: <repo>/proto (this file is <repo>/sample_bots/node/lib/client.js). */
 const DEFAULT_PROTO_DIR = path.resolve(__dirname, '..', '..', '..', 'proto');
 /** A refused Hello: retrying cannot help. */
