@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, TRICK_RANK, Card, Strain
+from referee.rules.cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, TRICK_RANK, Card, Strain
+
+# The canonical text of every card ("JH", "10S"): what views carry, looked up without parsing.
+_CARD_ID = {str(c): int(c) for c in CARDS}
 
 
 def cid(text: str) -> int:
-    return int(Card.parse(text))
+    """A card's id from its text (any spelling Card.parse accepts)."""
+    c = _CARD_ID.get(text)
+    return c if c is not None else int(Card.parse(text))
 
 
 def family_of(view: dict) -> str:
