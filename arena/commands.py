@@ -115,7 +115,7 @@ def arena_run(
     ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset.")] = "iowa",
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
     games: Annotated[int, typer.Option("--games", "-g", min=1)] = 1000,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-c", min=1, help="Games in flight.")] = 512,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-c", min=1, help="Games in flight.")] = 2048,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
     lineup: Annotated[str, typer.Option(help="mirrored (each team one bot) or mixed partnerships.")] = "mirrored",
     duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="Replay each deck with seats rotated.")] = True,
