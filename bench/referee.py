@@ -13,7 +13,10 @@ pre-made byte strings of exactly those sizes (one batch message down, one
 answer message up, over one bidirectional stream per process, nothing parsed,
 nothing computed), for the same number of round trips per second measure. Its
 rate in decisions/s is what gRPC itself allows with these message sizes, batch
-fill and process count; the ratio is the referee's share of it.
+fill and process count; the ratio is the referee's share of it. The echo's
+own CPU per decision (server and clients) is measured too: since every process
+shares the same cores, it bounds what any referee could reach with these bots
+(the "ceiling" line: a referee that cost no more than the echo server).
 
 Latency per decision is the referee's own measure: from the moment the batch
 holding a request is sent to the moment its answer arrives (p50 / p99 over all
@@ -161,31 +164,38 @@ def _echo_client(address: str, answer_bytes: int, seconds: float, out: str) -> N
             yield m
 
     q.put(answer)
-    n, start, end = 0, None, None
+    n, start, end, cpu0 = 0, None, None, 0.0
     for _ in call(gen()):
         now = time.perf_counter()
         if start is None:
-            start, end = now, now + seconds
+            start, end, cpu0 = now, now + seconds, time.process_time()
         n += 1
         if now >= end:
             q.put(None)
             break
         q.put(answer)
-    Path(out).write_text(json.dumps({"round_trips": n - 1, "seconds": time.perf_counter() - start}))
+    Path(out).write_text(json.dumps({"round_trips": n - 1, "seconds": time.perf_counter() - start,
+                                     "cpu": time.process_time() - cpu0}))
 
 
-def echo_run(batch_bytes: int, answer_bytes: int, per_batch: float, seconds: float, tmp: Path) -> float:
+def echo_run(batch_bytes: int, answer_bytes: int, per_batch: float, seconds: float, tmp: Path) -> dict:
+    """The echo's decisions/s, and its CPU per decision: server and clients (over the clients' timed window)."""
     srv = subprocess.Popen([sys.executable, __file__, "--echo-server", str(batch_bytes)], stdout=subprocess.PIPE, text=True)
     addr = srv.stdout.readline().split()[-1]
     outs = [tmp / f"echo{i}.json" for i in range(4)]
     clients = [subprocess.Popen([sys.executable, __file__, "--echo-client", addr, str(answer_bytes), str(seconds), str(o)])
                for o in outs]
+    time.sleep(min(1.0, seconds / 4))            # the clients have connected and started timing
+    s0, t0 = cpu_seconds(srv.pid), time.perf_counter()
     for c in clients:
         c.wait(timeout=seconds + 60)
+    s1, t1 = cpu_seconds(srv.pid), time.perf_counter()
     srv.send_signal(signal.SIGTERM)
     srv.wait(timeout=30)
     rates = [json.loads(o.read_text()) for o in outs]
-    return sum(r["round_trips"] / r["seconds"] for r in rates) * per_batch
+    rate = sum(r["round_trips"] / r["seconds"] for r in rates) * per_batch
+    return {"decisions_s": rate, "server_cpu_us": (s1 - s0) / (t1 - t0) / rate * 1e6,
+            "clients_cpu_us": sum(r["cpu"] / r["seconds"] for r in rates) / rate * 1e6}
 
 
 # ------------------------------------------------------------------ main
@@ -215,12 +225,14 @@ def main() -> int:
             print(f"run {k + 1}: referee {r['decisions_s']:,.0f} decisions/s, {r['games_s']:.1f} games/s "
                   f"({r['decisions']:,} decisions in {r['elapsed']:.1f}s; {r['per_batch']:.1f} requests/batch, "
                   f"{r['batch_bytes']:,.0f} B/batch, {r['answer_bytes']:,.0f} B/answer msg; CPU per decision: referee "
-                  f"{r['referee_cpu_us']:.0f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e:,.0f} decisions/s",
+                  f"{r['referee_cpu_us']:.0f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e['decisions_s']:,.0f} "
+                  f"decisions/s (CPU per decision: server {e['server_cpu_us']:.0f} us, clients {e['clients_cpu_us']:.0f} us)",
                   flush=True)
         # A lone game: nothing to batch, every decision waits for its own round trip.
         lone = referee_run(1, a.lone_deal_cap, a.batch, Path(tmp)) if a.lone_deal_cap else None
     med = {k: statistics.median(r[k] for r in ref) for k in ref[0]}
-    e = statistics.median(echo)
+    em = {k: statistics.median(x[k] for x in echo) for k in echo[0]}
+    e = em["decisions_s"]
     print(f"\nreferee (median of {a.runs}): {med['decisions_s']:,.0f} decisions/s, {med['games_s']:.1f} games/s "
           f"(iowa, deal cap {a.deal_cap}, 4 bot processes, batch <= {a.batch})")
     print(f"raw batched echo, same message sizes: {e:,.0f} decisions/s")
@@ -231,6 +243,12 @@ def main() -> int:
               f"latency p50 {lone['p50_ms']:.2f} ms, p99 {lone['p99_ms']:.2f} ms")
     print(f"CPU per decision: referee process {med['referee_cpu_us']:.0f} us, 4 bot processes {med['bots_cpu_us']:.0f} us "
           f"({os.cpu_count()} CPUs)")
+    echo_cpu = em["server_cpu_us"] + em["clients_cpu_us"]
+    print(f"echo CPU per decision: server {em['server_cpu_us']:.1f} us, 4 clients {em['clients_cpu_us']:.1f} us")
+    # When every process shares the same cores, decisions/s is bounded by cores / CPU per decision. A referee that
+    # cost no more than the echo server, serving these bots, would reach at most this share of the echo:
+    print(f"ceiling with these bots (a referee as cheap as the echo server): "
+          f"{echo_cpu / (em['server_cpu_us'] + med['bots_cpu_us']):.0%} of the echo")
     return 0
 
 
