@@ -23,7 +23,7 @@ import math
 from referee.rules import Game
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, Strain
 
-from .heuristic import bid_options
+from .heuristic import bid_options, partner_bonus
 from .view import family_of
 
 __all__ = ["AuctionModel", "estimates", "best_strain"]
@@ -186,11 +186,7 @@ class AuctionModel:
         for i, (s, b) in enumerate(bids):
             if s == me:
                 continue
-            mates = sum(1 for x in range(n) if x != s and team_of[x] == team_of[s])
-            if len(set(team_of)) == n:
-                bonus = 2.0 if n == 5 else 0.0
-            else:
-                bonus = 0.8 * mates * table.hand_size / 6
+            bonus = partner_bonus(team_of, s, table.hand_size)
             self.steps[s].append(_BidStep(s, b, legal[i], bids[:i], view, team_of, n, table.hand_size, bonus))
         self.active = [bool(self.steps[s]) or (s == self.bidder and s != me and self.names_trump) for s in range(n)]
 

@@ -19,6 +19,7 @@ from referee.rules.cards import NO_TRUMP
 
 from .auction import best_strain, display_sorted
 from .dealsim import DealSim
+from .heuristic import partner_bonus
 from .view import family_of
 
 __all__ = ["AuctionSim"]
@@ -48,11 +49,7 @@ class AuctionSim:
         self.number = [lv.number for lv in self.ladder]           # None for special levels
         self.idx_of_name = {lv.name: i for i, lv in enumerate(self.ladder)}
         team_of = table.team_of
-        individual = len(set(team_of)) == n
-        self.bonus = []
-        for s in range(n):
-            mates = sum(1 for x in range(n) if x != s and team_of[x] == team_of[s])
-            self.bonus.append((2.0 if n == 5 else 0.0) if individual else 0.8 * mates * table.hand_size / 6)
+        self.bonus = [partner_bonus(team_of, s, table.hand_size) for s in range(n)]
         self.position = [(s - self.dealer) % n for s in range(n)]
         self.sim = DealSim(rs, table, self.me)
         # The auction so far.
