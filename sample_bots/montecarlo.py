@@ -234,9 +234,6 @@ class MonteCarloBot:
 
     def __init__(self, budget_ms: float | None = None, seed: int | None = None, rulesets: dict | None = None,
                  samples: int | None = None, max_samples: int = 400, bank: float = 8.0, **params):
-        if "simulate_bids" in params:     # older name
-            params["search_bid"] = params.pop("simulate_bids")
-        params.pop("bid_samples", None)   # older knob, no longer used
         unknown = set(params) - set(DEFAULTS)
         if unknown:
             raise TypeError(f"unknown MonteCarloBot parameter(s): {', '.join(sorted(unknown))}")
