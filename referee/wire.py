@@ -81,7 +81,7 @@ def view_to_proto(v: SeatView) -> game_pb2.SeatView:
             widow=[_CARD[c] for c in p.get("widow", ())], gave=[_CARD[c] for c in p.get("gave", ())],
             received=[_CARD[c] for c in p.get("received", ())], discards=[_CARD[c] for c in p.get("discards", ())],
         ) if p else None,
-        family=v.family,
+        family=v.family, target_score=v.target_score,
     )
 
 
@@ -363,8 +363,10 @@ class GameEncoder:
             raise ValueError(f"at most {_MAX_SEATS} seats are supported, not {game.players}")
         name = _ld(b"\x0a", game.ruleset.name.encode()) if game.ruleset.name else b""
         # SeatView fields 1-4 (ruleset, players, seat, team_of): fixed for the game.
-        # SeatView field 21 (family), the last field: fixed for the game.
-        self.family_b = _ld(b"\xaa\x01", game.ruleset.family.encode()) if game.ruleset.family else b""
+        # SeatView fields 21 (family) and 22 (target_score), the last ones: fixed for the game.
+        rs = game.ruleset
+        self.family_b = ((_ld(b"\xaa\x01", rs.family.encode()) if rs.family else b"")
+                         + (b"\xb0\x01" + _sv(rs.target_score) if rs.target_score else b""))
         self.head = [name + b"\x10" + _uv(game.players) + (b"\x18" + _uv(s) if s else b"") + _packed(b"\x22", t.team_of)
                      for s in range(game.players)]
         # Public per-deal caches, shared by every seat: extended as the deal goes on, reset with each deal.

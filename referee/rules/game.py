@@ -144,11 +144,13 @@ class SeatView:
     private: dict = field(default_factory=dict)   # this seat's own secrets: widow taken, cards given/received, discards
     legal_actions: tuple[Action, ...] = ()
     family: str = ""                              # the ruleset's family: which rules apply, whatever its name
+    target_score: int = 0                         # the ruleset's target score
 
     def to_dict(self) -> dict:
         c = self.contract
         return {
-            "ruleset": self.ruleset, "family": self.family, "players": self.players, "seat": self.seat,
+            "ruleset": self.ruleset, "family": self.family, "target_score": self.target_score,
+            "players": self.players, "seat": self.seat,
             "team_of": list(self.team_of), "deal": self.deal, "dealer": self.dealer, "phase": str(self.phase), "to_act": self.to_act,
             "hand": [str(x) for x in self.hand], "bids": [[s, b] for s, b in self.bids],
             "contract": None if c is None else {"bidder": c.bidder, "bid": c.bid, "trump": None if c.trump is None else str(c.trump), "alone": c.alone},
@@ -757,7 +759,7 @@ class Game:
             tricks_won=tuple(self.tricks_won), scores=tuple(self.scores),
             private={k: [CARDS[c] for c in v] for k, v in self._private[seat].items()},
             legal_actions=tuple(self.legal_actions()) if seat == self.to_act and self.outcome is None else (),
-            family=self._family,
+            family=self._family, target_score=self.ruleset.target_score,
         )
 
     def view_state(self, seat: int) -> tuple:

@@ -59,7 +59,7 @@ def view_to_dict(v: game_pb2.SeatView) -> dict:
         if xs:
             private[k] = xs
     return {
-        "ruleset": v.ruleset, "family": v.family, "players": v.players, "seat": v.seat, "team_of": list(v.team_of),
+        "ruleset": v.ruleset, "family": v.family, "target_score": v.target_score, "players": v.players, "seat": v.seat, "team_of": list(v.team_of),
         "deal": v.deal, "dealer": v.dealer, "phase": phase_name(v.phase), "to_act": _opt(v, "to_act"),
         "hand": list(v.hand), "bids": [[b.seat, b.action] for b in v.bids],
         "contract": _contract(v.contract) if v.HasField("contract") else None,

@@ -112,7 +112,7 @@ def test_policy_bot_teaches_montecarlo_the_variant():
 
 def test_views_carry_the_family_and_the_heuristic_plays_a_variant_by_it():
     """A variant is named after itself but plays by its family's conventions (cue bids, cedes, ...)."""
-    variant = ruleset_from_dict({"extends": "iowa", "name": "iowa-short", "deal_cap": 50})
+    variant = ruleset_from_dict({"extends": "iowa", "name": "iowa-short", "deal_cap": 50, "target_score": 40})
     h = HeuristicBot()
     for seed in range(10):
         games = [Game(variant, 4, seed=seed), Game("iowa", 4, seed=seed)]
@@ -120,7 +120,8 @@ def test_views_carry_the_family_and_the_heuristic_plays_a_variant_by_it():
             views = [g.view(g.to_act).to_dict() for g in games]
             assert views[0]["family"] == views[1]["family"] == "iowa" and views[0]["ruleset"] == "iowa-short"
             # Through the wire too: the SDK's view carries the family.
-            assert view_to_dict(wire.view_to_proto(games[0].view(games[0].to_act)))["family"] == "iowa"
+            wired = view_to_dict(wire.view_to_proto(games[0].view(games[0].to_act)))
+            assert wired["family"] == "iowa" and wired["target_score"] == views[0]["target_score"] == 40
             actions = [h.decide(v) for v in views]
             assert actions[0] == actions[1], (seed, views[0]["phase"])
             for g in games:

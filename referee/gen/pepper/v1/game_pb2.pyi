@@ -197,7 +197,7 @@ class PrivateCards(_message.Message):
     def __init__(self, widow: _Optional[_Iterable[str]] = ..., gave: _Optional[_Iterable[str]] = ..., received: _Optional[_Iterable[str]] = ..., discards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("ruleset", "players", "seat", "team_of", "deal", "dealer", "phase", "to_act", "hand", "bids", "contract", "partner_card", "partner", "sitting_out", "leader", "trick", "tricks", "tricks_won", "scores", "private_cards", "family")
+    __slots__ = ("ruleset", "players", "seat", "team_of", "deal", "dealer", "phase", "to_act", "hand", "bids", "contract", "partner_card", "partner", "sitting_out", "leader", "trick", "tricks", "tricks_won", "scores", "private_cards", "family", "target_score")
     RULESET_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -219,6 +219,7 @@ class SeatView(_message.Message):
     SCORES_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_CARDS_FIELD_NUMBER: _ClassVar[int]
     FAMILY_FIELD_NUMBER: _ClassVar[int]
+    TARGET_SCORE_FIELD_NUMBER: _ClassVar[int]
     ruleset: str
     players: int
     seat: int
@@ -240,7 +241,8 @@ class SeatView(_message.Message):
     scores: _containers.RepeatedScalarFieldContainer[int]
     private_cards: PrivateCards
     family: str
-    def __init__(self, ruleset: _Optional[str] = ..., players: _Optional[int] = ..., seat: _Optional[int] = ..., team_of: _Optional[_Iterable[int]] = ..., deal: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., bids: _Optional[_Iterable[_Union[BidMade, _Mapping]]] = ..., contract: _Optional[_Union[Contract, _Mapping]] = ..., partner_card: _Optional[str] = ..., partner: _Optional[int] = ..., sitting_out: _Optional[_Iterable[int]] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[CardPlay, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., private_cards: _Optional[_Union[PrivateCards, _Mapping]] = ..., family: _Optional[str] = ...) -> None: ...
+    target_score: int
+    def __init__(self, ruleset: _Optional[str] = ..., players: _Optional[int] = ..., seat: _Optional[int] = ..., team_of: _Optional[_Iterable[int]] = ..., deal: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., bids: _Optional[_Iterable[_Union[BidMade, _Mapping]]] = ..., contract: _Optional[_Union[Contract, _Mapping]] = ..., partner_card: _Optional[str] = ..., partner: _Optional[int] = ..., sitting_out: _Optional[_Iterable[int]] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[CardPlay, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., private_cards: _Optional[_Union[PrivateCards, _Mapping]] = ..., family: _Optional[str] = ..., target_score: _Optional[int] = ...) -> None: ...
 
 class DealResult(_message.Message):
     __slots__ = ("number", "dealer", "thrown_in", "ceded", "contract", "partner", "tricks", "points", "scores")
