@@ -23,7 +23,7 @@ import math
 from referee.rules import Game
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, Strain
 
-from .heuristic import bid_options, partner_bonus
+from .heuristic import bid_options, endgame_threat, five_handed_endgame, partner_bonus
 from .view import family_of
 
 __all__ = ["AuctionModel", "estimates", "best_strain"]
@@ -85,7 +85,7 @@ class _BidStep:
     """One auction decision of one seat, ready to be replayed on a guessed hand."""
 
     __slots__ = ("seat", "action", "opts", "numbers", "specials", "has_pass", "cue_first", "cue1", "cue2",
-                 "bonus", "pepper30", "hand_size")
+                 "bonus", "pepper30", "hand_size", "endgame")
 
     def __init__(self, seat, action, legal, prior, view, team_of, players, hand_size, bonus):
         self.seat, self.action = seat, action
@@ -108,11 +108,20 @@ class _BidStep:
                         self.cue2 += 1
         self.bonus = bonus
         self.hand_size = hand_size
+        # five-handed: a bid forced by the score does not depend on the hand.
+        self.endgame = None
+        if family_of(view) == "five-handed":
+            target, scores = view.get("target_score") or 0, view["scores"]
+            k = five_handed_endgame(scores[team_of[seat]], target, [k for k, _, _ in self.numbers],
+                                    endgame_threat(prior, seat, scores, team_of, target))
+            self.endgame = None if k is None else f"bid {k}"
 
     def choose(self, hand: list[int], copies: bool) -> str:
         """HeuristicBot._bid on ``hand`` (display order)."""
         if not self.opts:
             return "pass"
+        if self.endgame is not None:
+            return self.endgame
         strain, est = best_strain(hand, copies)
         for _ in range(self.cue1):
             est += 0.7

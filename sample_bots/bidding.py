@@ -19,7 +19,7 @@ from referee.rules.cards import NO_TRUMP
 
 from .auction import best_strain, display_sorted
 from .dealsim import DealSim
-from .heuristic import partner_bonus
+from .heuristic import five_handed_endgame, partner_bonus
 from .view import family_of
 
 __all__ = ["AuctionSim"]
@@ -51,6 +51,9 @@ class AuctionSim:
         team_of = table.team_of
         self.bonus = [partner_bonus(team_of, s, table.hand_size) for s in range(n)]
         self.position = [(s - self.dealer) % n for s in range(n)]
+        # five-handed: the scores and target decide some bids (heuristic.five_handed_endgame).
+        self.scores = list(view.get("scores") or [0] * table.teams)
+        self.target = (view.get("target_score") or 0) if self.family == "five-handed" else 0
         self.sim = DealSim(rs, table, self.me)
         # The auction so far.
         self.high, self.high_bidder, self.high_strain = -1, None, None
@@ -110,6 +113,9 @@ class AuctionSim:
         if high >= top:
             return -1, None
         strain, est, ace, rbj = info
+        forced = self.endgame(seat)
+        if forced is not None:
+            return forced, None
         if self.iowa:
             for s, idx, _ in history:
                 if s != seat and self.table.team_of[s] == self.table.team_of[seat] and self.position[s] in (1, 2):
@@ -139,6 +145,17 @@ class AuctionSim:
         if may_pass or not numeric:
             return -1, None
         return numeric[0], st
+
+    def endgame(self, seat: int) -> int | None:
+        """five-handed: the level index ``seat`` bids because of the score (heuristic.five_handed_endgame), or None."""
+        if not self.target:
+            return None
+        high, hb, team_of = self.high, self.high_bidder, self.table.team_of
+        numeric = [i for i in range(high + 1, self.top + 1) if self.number[i] is not None]
+        threat = (hb is not None and hb != seat and self.number[high] is not None
+                  and self.scores[team_of[hb]] - self.number[high] >= self.target)
+        k = five_handed_endgame(self.scores[team_of[seat]], self.target, [self.number[i] for i in numeric], threat)
+        return None if k is None else self.idx_of_name[str(k)]
 
     @staticmethod
     def seat_info(hand: list[int], copies: bool):

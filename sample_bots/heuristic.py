@@ -63,6 +63,35 @@ def partner_bonus(team_of, seat: int, hand_size: int) -> float:
     return 0.8 * math.sqrt(mates) * hand_size / 6
 
 
+def five_handed_endgame(mine: int, target: int, numbers: list[int], threat: bool) -> int | None:
+    """five-handed: the number to bid because of the score, or None to bid on the cards.
+
+    Only the winning bidder can end the game, by finishing the deal at the
+    target or above even with the contract set (a set contract costs the
+    number bid). So with points enough to stay at the target when set, bid the
+    highest such number: winning the auction wins the game. When the standing
+    bidder could go out that way (``threat``), outbid it as cheaply as possible.
+    ``numbers``: the number bids open to the seat, ascending.
+    """
+    if not target:
+        return None
+    safe = [k for k in numbers if mine - k >= target]
+    if safe:
+        return safe[-1]
+    if threat and numbers:
+        return numbers[0]
+    return None
+
+
+def endgame_threat(bids, seat: int, scores, team_of, target: int) -> bool:
+    """Whether the standing bid of ``bids`` (``[(seat, "bid 5"), ...]``) lets another seat go out even if set."""
+    standing = next(((s, b) for s, b in reversed(bids) if b != "pass"), None)
+    if standing is None or standing[0] == seat or not target:
+        return False
+    name = standing[1].split()[1]
+    return name.isdigit() and scores[team_of[standing[0]]] - int(name) >= target
+
+
 def bid_options(legal: list[str]) -> list[tuple[str, int | None, str]]:
     """The bids among ``legal`` as (level name, strain or None, action text)."""
     out = []
@@ -113,6 +142,12 @@ class HeuristicBot:
                         est += 0.9
         numbers = [(int(name), st, a) for name, st, a in opts if name.isdigit()]
         specials = [(name, st, a) for name, st, a in opts if not name.isdigit()]
+        if family_of(v.view) == "five-handed":
+            target, scores = v.view.get("target_score") or 0, v.view["scores"]
+            k = five_handed_endgame(scores[v.team_of[v.seat]], target, [k for k, _, _ in numbers],
+                                    endgame_threat(v.view["bids"], v.seat, scores, v.team_of, target))
+            if k is not None:
+                return f"bid {k}"
         if est >= hand_size - 0.35 and specials:
             name, _, _ = specials[0]
             return next(a for nm, st, a in specials if nm == name and st in (None, strain))

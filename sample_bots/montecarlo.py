@@ -359,6 +359,10 @@ class MonteCarloBot:
         table = rs.table(v.players)
         sim = AuctionSim(view, rs, table)
         h_choice = self.heuristic.decide(view)
+        if sim.endgame(v.seat) is not None:
+            # five-handed: a bid the score dictates (to go out, or to stop another seat going out) is
+            # about the game, which the deal simulations cannot see: keep it.
+            return h_choice
         copies = sim.copies_rule or len(set(v.hand)) < len(v.hand)
         strain, est, _, _ = sim.seat_info(v.hand, copies)
         cap = math.floor(est + sim.bonus[v.seat]) + 2

@@ -103,3 +103,62 @@ def test_auction_replays_and_deal_simulation(name, players):
             value = DealSim(rs, g.table, me).value(dealt[0], dealt[1], c.bidder, _level(g, c.bid), int(c.trump))
             mine = deal.points[g.table.team_of[me]]
             assert value == pytest.approx(mine - (sum(deal.points) - mine) / (len(deal.points) - 1))
+
+
+def test_five_handed_endgame_bids():
+    from sample_bots.heuristic import five_handed_endgame
+
+    assert five_handed_endgame(57, 51, [3, 4, 5, 6, 7], threat=False) == 6    # set at 6 still leaves 51: go out
+    assert five_handed_endgame(50, 51, [3, 4, 5], threat=True) == 3          # stop the standing bidder cheaply
+    assert five_handed_endgame(50, 51, [3, 4, 5], threat=False) is None      # bid on the cards
+    assert five_handed_endgame(60, 0, [3], threat=True) is None              # no target known
+    # The bot itself, at 57 with the target at 51 and a weak hand: it bids to go out.
+    g = Game("five-handed", 5, seed=1)
+    view = g.view(g.to_act).to_dict()
+    view["scores"] = [57 if s == view["seat"] else 10 for s in range(5)]
+    assert H.decide(view) == "bid 6"
+
+
+def test_simulators_follow_the_heuristic_through_five_handed_endgames():
+    """Near the target the score decides some bids; the auction replays must agree with the heuristic.
+
+    Each game starts from scores around the target (set on the engine before the first deal), so that
+    the bids heuristic.five_handed_endgame dictates are common."""
+    from sample_bots import heuristic
+
+    rs = BUILTIN_RULESETS["five-handed"]
+    fired = 0
+    real = heuristic.five_handed_endgame
+
+    def counting(*a):
+        nonlocal fired
+        k = real(*a)
+        fired += k is not None
+        return k
+
+    heuristic.five_handed_endgame = counting
+    try:
+        for seed in range(12):
+            g = Game(rs, 5, seed=seed)
+            rng = random.Random(seed)
+            g.scores[:] = [rng.randint(40, 60) for _ in range(5)]
+            while not g.is_over:
+                deal_no, finishes = len(g.deals), []
+                while len(g.deals) == deal_no and not g.is_over:
+                    s = g.to_act
+                    view = g.view(s).to_dict()
+                    action = _heuristic(view)
+                    if view["phase"] == "bid":
+                        sim = AuctionSim(view, rs, g.table)
+                        infos = [sim.seat_info(h, True) for h in g.hands]
+                        finishes.append(sim.finish(sim.parse(action), infos))
+                    if view["phase"] == "play" and not view["tricks"] and not view["trick"]:
+                        model = AuctionModel(view, rs, g.table, s)
+                        assert all(model.mismatches(o, g.hands[o]) == 0 for o in range(5) if o != s)
+                    g.apply(action)
+                c = g.deals[-1].contract
+                want = None if c is None else (c.bidder, g.table.ladder.index(_level(g, c.bid)), int(c.trump))
+                assert all(f == want for f in finishes), (seed, deal_no)
+    finally:
+        heuristic.five_handed_endgame = real
+    assert fired >= 10    # the heuristic did bid by the score in these games
