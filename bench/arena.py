@@ -6,6 +6,9 @@
    Python SDK, SQLite store, TrueSkill) plays ``--games`` iowa games between
    two heuristic bots (``--processes`` each); games per second is the median of
    ``--runs`` runs, each on a fresh database.
+   Interleaved with those runs, a baseline: the same games with every
+   decision asked (``play_forced`` off); the ratio is what the referee
+   playing forced moves itself is worth.
 2. Capacity: a referee with the same bots gets ``--inflight`` games at once
    (a long deadline keeps them all open); the benchmark counts the games the
    referee holds running at the peak and its resident memory above an empty
@@ -43,11 +46,11 @@ def _store_with_bots(db: Path, processes: int) -> Store:
     return st
 
 
-def throughput(games: int, concurrency: int, processes: int) -> dict:
+def throughput(games: int, concurrency: int, processes: int, play_forced: bool = True) -> dict:
     with tempfile.TemporaryDirectory() as d:
         st = _store_with_bots(Path(d) / "bench.db", processes)
         cfg = RunConfig(ruleset="iowa", games=games, seed=int(time.time()), bots=list(BOTS), concurrency=concurrency,
-                        db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"))
+                        db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"), play_forced=play_forced)
         t0 = time.perf_counter()
         _, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
@@ -119,13 +122,20 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=2, help="processes per bot")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--inflight", type=int, default=5000)
+    ap.add_argument("--no-baseline", action="store_true", help="skip the baseline runs (every decision asked)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    runs = [throughput(a.games, a.concurrency, a.processes) for _ in range(a.runs)]
+    runs, base = [], []
+    for _ in range(a.runs):   # interleaved, so that the machine's load hits both alike
+        runs.append(throughput(a.games, a.concurrency, a.processes))
+        if not a.no_baseline:
+            base.append(throughput(a.games, a.concurrency, a.processes, play_forced=False))
     cap = asyncio.run(_capacity(a.inflight, a.processes)) if a.inflight else None
     med = {k: statistics.median(r[k] for r in runs) for k in ("games_per_second", "decisions_per_second", "seconds")}
+    base_gps = statistics.median(r["games_per_second"] for r in base) if base else None
     if a.json:
-        print(json.dumps({"throughput_runs": runs, "throughput_median": med, "capacity": cap}))
+        print(json.dumps({"throughput_runs": runs, "throughput_median": med, "baseline_runs": base,
+                          "baseline_games_per_second": base_gps, "capacity": cap}))
         return
     print(f"Arena end to end: iowa, {a.games} games per run, concurrency {a.concurrency}, "
           f"2 heuristic bots x {a.processes} processes, {a.runs} runs")
@@ -134,6 +144,9 @@ def main() -> None:
               f"{r['decisions_per_second']:.0f} decisions/s")
     print(f"  median: {med['games_per_second']:.1f} games/s, {med['decisions_per_second']:.0f} decisions/s "
           f"(target: 100 games/s)")
+    if base_gps:
+        print(f"  baseline, every decision asked (--ask-forced): {base_gps:.1f} games/s median; "
+              f"play_forced: {med['games_per_second'] / base_gps:.2f}x")
     if cap:
         print(f"Games in flight: {cap['running_at_peak']} of {cap['requested']} running at once "
               f"(created in {cap['create_seconds']:.1f}s; target: 5,000)")
