@@ -319,6 +319,23 @@ class Game:
     def legal_actions(self) -> list[Action]:
         return [ACTIONS[i] for i in self.legal_action_ids()]
 
+    def publicly_forced(self) -> int | None:
+        """The only legal action of the seat to act, when every seat can tell it is forced; else None.
+
+        A referee may play such an action without asking the seat (and no one
+        learns anything from its not being asked). The legal calls of the
+        auction, trump, exchange and cede phases follow from public facts alone;
+        card choices follow from the seat's hidden cards, so one is public only
+        when the seat holds a single card (its last card, say). A seat with one
+        card of the suit led is forced too, but only it knows that: it is asked.
+        """
+        legal = self.legal_action_ids()
+        if len(legal) != 1:
+            return None
+        if self.phase in (Phase.PLAY, Phase.GIVE_CARD, Phase.DISCARD) and len(self.hands[self.to_act]) != 1:
+            return None
+        return legal[0]
+
     def apply(self, action: Action | int | str) -> None:
         """Apply the action of the seat to act.
 

@@ -140,9 +140,10 @@ def test_a_thousand_concurrent_games_over_four_connections(tmp_path):
         s.close()
 
 
-def test_play_forced_skips_only_the_forced_decisions(tmp_path):
-    """With GamePolicy.play_forced the referee plays a lone legal action itself: the bot is asked
-    every other decision, sees every play as an event, and the game replays the same."""
+def test_play_forced_skips_only_the_publicly_forced_decisions(tmp_path):
+    """With GamePolicy.play_forced the referee plays a move every seat can tell is forced (Game.publicly_forced)
+    itself: the bot is asked every other decision, including those only its hidden cards force, sees every play
+    as an event, and the game replays the same."""
     from referee_harness import Server
     from test_audit import read_record
 
@@ -166,7 +167,9 @@ def test_play_forced_skips_only_the_forced_decisions(tmp_path):
                         requests.append(item.request)
                     elif kind == "event" and item.event.kind == game_pb2.EVENT_KIND_PLAY:
                         plays_seen += 1
-        assert requests and all(len(r.legal_actions) > 1 for r in requests)
+        # Forced by hidden cards (one card of the suit led) is still asked: skipping it would tell the table.
+        assert requests and any(len(r.legal_actions) == 1 and len(r.view.hand) > 1 for r in requests)
+        assert not any(r.kind == game_pb2.DECISION_KIND_PLAY and len(r.view.hand) == 1 for r in requests)
         forced = asked = plays = 0
         for gid in ids:
             res = results[gid]
@@ -174,7 +177,7 @@ def test_play_forced_skips_only_the_forced_decisions(tmp_path):
             g = Game.from_record(json.loads(res.record_json))
             replay = Game(g.ruleset, 4, seed=res.seed)
             for a in g.history:
-                if len(replay.legal_action_ids()) == 1:
+                if replay.publicly_forced() is not None:
                     forced += 1
                 else:
                     asked += 1

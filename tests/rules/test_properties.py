@@ -824,3 +824,30 @@ def test_random_play_reaches_the_interesting_rules():
               "thrown-in", "lead:left-bower"]
     missing = [w for w in wanted if not seen[w]]
     assert not missing, (missing, seen)
+
+
+@pytest.mark.parametrize("name,players", [(n, p) for n, rs in BUILTIN_RULESETS.items() for p in rs.player_counts])
+def test_publicly_forced_depends_on_public_facts_only(name, players):
+    """Game.publicly_forced: the only legal action, and only when no hidden card decides it.
+
+    Every position of random games is checked against the definition: a card choice counts only when the
+    seat holds a single card; a one-card-of-the-suit-led position is forced but not publicly so."""
+    private_seen = 0
+    for seed in range(15):
+        g = Game(BUILTIN_RULESETS[name], players, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(400):
+            if g.is_over:
+                break
+            legal = g.legal_action_ids()
+            forced = g.publicly_forced()
+            card_choice = g.phase in (Phase.PLAY, Phase.GIVE_CARD, Phase.DISCARD)
+            if len(legal) != 1:
+                assert forced is None
+            elif card_choice and len(g.hands[g.to_act]) > 1:
+                assert forced is None
+                private_seen += 1
+            else:
+                assert forced == legal[0]
+            g.apply(rng.choice(legal))
+    assert private_seen > 0
