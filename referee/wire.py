@@ -365,7 +365,7 @@ class GameEncoder:
         # SeatView fields 1-4 (ruleset, players, seat, team_of): fixed for the game.
         # SeatView fields 21 (family) and 22 (target_score), the last ones: fixed for the game.
         rs = game.ruleset
-        self.family_b = ((_ld(b"\xaa\x01", rs.family.encode()) if rs.family else b"")
+        self.tail_b = ((_ld(b"\xaa\x01", rs.family.encode()) if rs.family else b"")
                          + (b"\xb0\x01" + _sv(rs.target_score) if rs.target_score else b""))
         self.head = [name + b"\x10" + _uv(game.players) + (b"\x18" + _uv(s) if s else b"") + _packed(b"\x22", t.team_of)
                      for s in range(game.players)]
@@ -424,7 +424,7 @@ class GameEncoder:
         if private:
             out += _ld(_K_PRIVATE, b"".join([_ld(key, _CARD_B[c]) for name, key in _PRIVATE_FIELDS
                                              for c in private.get(name, ())]))
-        return out + self.family_b
+        return out + self.tail_b
 
     def request_frame(self, seat: int, request_id: int, kind: int, legal: list[int], deadline_ms: int,
                       time_bank_ms: int) -> bytes:

@@ -119,9 +119,6 @@ class HeuristicBot:
     def _copies(v: Seen) -> bool:
         return len(set(v.hand)) < len(v.hand) or family_of(v.view) in ("bid-euchre", "five-handed")
 
-    def _partner_bonus(self, v: Seen) -> float:
-        return partner_bonus(v.team_of, v.seat, len(v.hand))
-
     # -- decisions ----------------------------------------------------------
     def _bid(self, v: Seen) -> str:
         opts = bid_options(v.legal)
@@ -152,7 +149,7 @@ class HeuristicBot:
         if est >= hand_size - 0.35 and specials:
             name, _, _ = specials[0]
             return next(a for nm, st, a in specials if nm == name and st in (None, strain))
-        total = est + self._partner_bonus(v)
+        total = est + partner_bonus(v.team_of, v.seat, len(v.hand))
         want = math.floor(total)
         if iowa and position in (1, 2) and not any(b != "pass" for _, b in v.view["bids"]):
             # Cue bids: 1 = "I hold an Ace", 2 = "I hold a red and a black Jack".

@@ -435,7 +435,7 @@ class Referee:
             seat = g.to_act
             sr = run.seats[seat]
             legal = g.legal_action_ids()
-            if sr.auto or (run.policy.play_forced and len(legal) == 1 and g.publicly_forced() is not None):
+            if sr.auto or (run.policy.play_forced and g.publicly_forced() is not None):
                 # Fallback play, or a move every seat can tell is forced, played without a round trip.
                 g.apply(legal[0])
                 run.decisions += 1
