@@ -4,7 +4,8 @@
 
 1. Throughput: the real arena (referee subprocess, bot processes through the
    Python SDK, SQLite store, TrueSkill) plays ``--games`` iowa games between
-   two heuristic bots (``--processes`` each); games per second is the median of
+   two bots (``--processes`` each; ``--bot``: the sample heuristic, the default,
+   the sample random bot, or bench/lean_bot.py); games per second is the median of
    ``--runs`` runs, each on a fresh database.
    Interleaved with those runs, a baseline: the same games with every
    decision asked (``play_forced`` off); the ratio is what the referee
@@ -35,20 +36,24 @@ from arena.runner import Arena, BotProcesses, RefereeProcess, RunConfig  # noqa:
 from arena.store import Store  # noqa: E402
 from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2  # noqa: E402
 
-BOTS = ("heuristic", "heuristic-b")
+BOTS = ("bot-a", "bot-b")
+#: What the two bots run (``--bot``): the sample heuristic through the Python SDK (the default), the
+#: sample random bot through the SDK, or bench/lean_bot.py (parses each message, answers, nothing else).
+COMMANDS = {"heuristic": "{python} -m sample_bots heuristic", "random": "{python} -m sample_bots random",
+            "lean": "{python} bench/lean_bot.py"}
 
 
-def _store_with_bots(db: Path, processes: int) -> Store:
+def _store_with_bots(db: Path, processes: int, bot: str = "heuristic") -> Store:
     st = Store(db)
     for name in BOTS:
-        st.add_bot(name, "command", command="{python} -m sample_bots heuristic", processes=processes,
+        st.add_bot(name, "command", command=COMMANDS[bot], processes=processes,
                    cwd=str(Path(__file__).resolve().parent.parent))
     return st
 
 
-def throughput(games: int, concurrency: int, processes: int, play_forced: bool = True) -> dict:
+def throughput(games: int, concurrency: int, processes: int, play_forced: bool = True, bot: str = "heuristic") -> dict:
     with tempfile.TemporaryDirectory() as d:
-        st = _store_with_bots(Path(d) / "bench.db", processes)
+        st = _store_with_bots(Path(d) / "bench.db", processes, bot)
         cfg = RunConfig(ruleset="iowa", games=games, seed=int(time.time()), bots=list(BOTS), concurrency=concurrency,
                         db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"), play_forced=play_forced)
         t0 = time.perf_counter()
@@ -67,9 +72,9 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-async def _capacity(n: int, processes: int) -> dict:
+async def _capacity(n: int, processes: int, bot: str = "heuristic") -> dict:
     with tempfile.TemporaryDirectory() as d:
-        st = _store_with_bots(Path(d) / "cap.db", processes)
+        st = _store_with_bots(Path(d) / "cap.db", processes, bot)
         ref = RefereeProcess(Path(d) / "logs", "bench-capacity-token")
         procs = []
         ch = grpc.aio.insecure_channel(ref.address, options=[("grpc.max_receive_message_length", 64 << 20)])
@@ -123,14 +128,16 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--inflight", type=int, default=5000)
     ap.add_argument("--no-baseline", action="store_true", help="skip the baseline runs (every decision asked)")
+    ap.add_argument("--bot", choices=sorted(COMMANDS), default="heuristic",
+                    help="what both bots run: heuristic (default), random, or lean (bench/lean_bot.py)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     runs, base = [], []
     for _ in range(a.runs):   # interleaved, so that the machine's load hits both alike
-        runs.append(throughput(a.games, a.concurrency, a.processes))
+        runs.append(throughput(a.games, a.concurrency, a.processes, bot=a.bot))
         if not a.no_baseline:
-            base.append(throughput(a.games, a.concurrency, a.processes, play_forced=False))
-    cap = asyncio.run(_capacity(a.inflight, a.processes)) if a.inflight else None
+            base.append(throughput(a.games, a.concurrency, a.processes, play_forced=False, bot=a.bot))
+    cap = asyncio.run(_capacity(a.inflight, a.processes, a.bot)) if a.inflight else None
     med = {k: statistics.median(r[k] for r in runs) for k in ("games_per_second", "decisions_per_second", "seconds")}
     base_gps = statistics.median(r["games_per_second"] for r in base) if base else None
     if a.json:
@@ -138,7 +145,7 @@ def main() -> None:
                           "baseline_games_per_second": base_gps, "capacity": cap}))
         return
     print(f"Arena end to end: iowa, {a.games} games per run, concurrency {a.concurrency}, "
-          f"2 heuristic bots x {a.processes} processes, {a.runs} runs")
+          f"2 {a.bot} bots x {a.processes} processes, {a.runs} runs")
     for r in runs:
         print(f"  {r['games']} games in {r['seconds']:.1f}s: {r['games_per_second']:.1f} games/s, "
               f"{r['decisions_per_second']:.0f} decisions/s")

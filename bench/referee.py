@@ -1,9 +1,12 @@
 """gRPC referee benchmark: decisions/s and games/s with 4 bot processes, next to a raw batched gRPC echo.
 
-    python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64]
+    python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test]
 
 Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
-4 separate bot processes (tests/referee/bots/random_bot.py, 2 per bot name),
+4 separate bot processes (2 per bot name): bench/lean_bot.py, which parses
+every message and answers every request with a random legal action and does
+nothing else, so that the bots' share of the 2 cores is as small as a bot's
+can be (``--bot test``: the test bot, tests/referee/bots/random_bot.py),
 creates ``--games`` iowa games at once and times them to the end. The bots count
 the bytes and batches they receive and the answers they send; from those the
 run derives the average message sizes and decisions per batch.
@@ -44,7 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-BOT = ROOT / "tests" / "referee" / "bots" / "random_bot.py"
+BOTS = {"lean": ROOT / "bench" / "lean_bot.py", "test": ROOT / "tests" / "referee" / "bots" / "random_bot.py"}
 TOKEN = "bench-control-token"
 
 
@@ -58,12 +61,13 @@ def cpu_seconds(pid: int) -> float:
 
 
 # ------------------------------------------------------------------ the referee run
-def referee_run(games: int, deal_cap: int, batch: int, tmp: Path) -> dict:
+def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "lean", floor: bool = False) -> dict:
     import grpc
 
     from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
 
-    srv = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+    server = [str(ROOT / "bench" / "referee_floor.py"), "--deal-cap", str(deal_cap)] if floor else ["-m", "referee.service"]
+    srv = subprocess.Popen([sys.executable, *server, "serve", "--address", "127.0.0.1:0",
                             "--control-token", TOKEN, "--bot", "a=bench-token-a", "--bot", "b=bench-token-b",
                             "--max-batch", str(max(batch, 1))],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -71,7 +75,7 @@ def referee_run(games: int, deal_cap: int, batch: int, tmp: Path) -> dict:
     bots = []
     for i, name in enumerate("abab"):
         summary = tmp / f"bot{i}.json"
-        bots.append((subprocess.Popen([sys.executable, str(BOT), "--address", addr, "--name", name,
+        bots.append((subprocess.Popen([sys.executable, str(BOTS[bot]), "--address", addr, "--name", name,
                                        "--token", f"bench-token-{name}", "--batch", str(batch), "--seed", str(i),
                                        "--summary", str(summary)], cwd=ROOT, stdout=subprocess.DEVNULL), summary))
     ch = grpc.insecure_channel(addr)
@@ -214,27 +218,35 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=64, help="max batch the bots ask for")
     ap.add_argument("--echo-seconds", type=float, default=3.0)
     ap.add_argument("--lone-deal-cap", type=int, default=30, help="deal cap of the lone-game run (0: skip it)")
+    ap.add_argument("--no-floor", dest="floor", action="store_false",
+                    help="skip the floor run (bench/referee_floor.py: the service with a free game step)")
+    ap.add_argument("--bot", choices=sorted(BOTS), default="lean",
+                    help="the bots: lean (bench/lean_bot.py, the default) or test (tests/referee/bots/random_bot.py)")
     a = ap.parse_args()
-    ref, echo = [], []
+    ref, echo, floor = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(a.runs):
-            r = referee_run(a.games, a.deal_cap, a.batch, Path(tmp))
+            r = referee_run(a.games, a.deal_cap, a.batch, Path(tmp), a.bot)
             e = echo_run(round(r["batch_bytes"]), round(r["answer_bytes"]), r["per_batch"], a.echo_seconds, Path(tmp))
+            f = referee_run(a.games, a.deal_cap, a.batch, Path(tmp), a.bot, floor=True) if a.floor else None
             ref.append(r)
             echo.append(e)
+            if f is not None:
+                floor.append(f)
             print(f"run {k + 1}: referee {r['decisions_s']:,.0f} decisions/s, {r['games_s']:.1f} games/s "
                   f"({r['decisions']:,} decisions in {r['elapsed']:.1f}s; {r['per_batch']:.1f} requests/batch, "
                   f"{r['batch_bytes']:,.0f} B/batch, {r['answer_bytes']:,.0f} B/answer msg; CPU per decision: referee "
                   f"{r['referee_cpu_us']:.0f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e['decisions_s']:,.0f} "
-                  f"decisions/s (CPU per decision: server {e['server_cpu_us']:.0f} us, clients {e['clients_cpu_us']:.0f} us)",
+                  f"decisions/s (CPU per decision: server {e['server_cpu_us']:.0f} us, clients {e['clients_cpu_us']:.0f} us)"
+                  + (f" | floor {f['decisions_s']:,.0f} decisions/s (referee {f['referee_cpu_us']:.0f} us)" if f else ""),
                   flush=True)
         # A lone game: nothing to batch, every decision waits for its own round trip.
-        lone = referee_run(1, a.lone_deal_cap, a.batch, Path(tmp)) if a.lone_deal_cap else None
+        lone = referee_run(1, a.lone_deal_cap, a.batch, Path(tmp), a.bot) if a.lone_deal_cap else None
     med = {k: statistics.median(r[k] for r in ref) for k in ref[0]}
     em = {k: statistics.median(x[k] for x in echo) for k in echo[0]}
     e = em["decisions_s"]
     print(f"\nreferee (median of {a.runs}): {med['decisions_s']:,.0f} decisions/s, {med['games_s']:.1f} games/s "
-          f"(iowa, deal cap {a.deal_cap}, 4 bot processes, batch <= {a.batch})")
+          f"(iowa, deal cap {a.deal_cap}, 4 {a.bot} bot processes, batch <= {a.batch})")
     print(f"raw batched echo, same message sizes: {e:,.0f} decisions/s")
     print(f"ratio: {med['decisions_s'] / e:.1%} (target >= 50%)")
     print(f"latency per decision (batch sent -> answer received): p50 {med['p50_ms']:.2f} ms, p99 {med['p99_ms']:.2f} ms")
@@ -249,6 +261,13 @@ def main() -> int:
     # cost no more than the echo server, serving these bots, would reach at most this share of the echo:
     print(f"ceiling with these bots (a referee as cheap as the echo server): "
           f"{echo_cpu / (em['server_cpu_us'] + med['bots_cpu_us']):.0%} of the echo")
+    if floor:
+        fm = {k: statistics.median(r[k] for r in floor) for k in floor[0]}
+        # The same service with every rules-engine and encoder step replaced by a lookup (bench/referee_floor.py):
+        # what a native game core behind this Python gRPC service would reach.
+        print(f"floor (the same service, game steps replayed from pre-encoded scripts): {fm['decisions_s']:,.0f} decisions/s "
+              f"= {fm['decisions_s'] / e:.1%} of the echo; CPU per decision: referee {fm['referee_cpu_us']:.0f} us, "
+              f"bots {fm['bots_cpu_us']:.0f} us")
     return 0
 
 
