@@ -636,7 +636,10 @@ class Checker:
         self.control_token = secrets.token_urlsafe(24)
         policy = Policy(deadline_ms=self.o.deadline_ms, time_bank_ms=self.o.time_bank_ms, on_illegal="fallback",
                         on_malformed="fallback", on_timeout="fallback", on_disconnect="forfeit", max_faults=self.o.max_faults)
-        self.srv = await start(ServerConfig(address="127.0.0.1:0", control_token=self.control_token, policy=policy))
+        # Shared seats: the checker drives every seat of a table through the one process under test (and its
+        # own house bot), which is what it means to check; a tournament never shares.
+        self.srv = await start(ServerConfig(address="127.0.0.1:0", control_token=self.control_token, policy=policy,
+                                            shared_seats=True))
         self.address = self.srv.address
         self.channel = grpc.aio.insecure_channel(self.address, options=[("grpc.max_receive_message_length", 256 << 20)])
         self.control = control_pb2_grpc.ControlServiceStub(self.channel)

@@ -139,14 +139,15 @@ class RefereeProcess:
 class BotProcesses:
     """The processes of one command bot; restarted (with a growing delay) if they die."""
 
-    def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict):
+    def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1):
         self.bot, self.address, self.token = bot, address, token
         self.log_path = log_dir / f"bot-{bot.name}.log"
         self.extra_env = extra_env
         self.procs: list[subprocess.Popen] = []
         self.restarts = 0
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
-        for _ in range(max(1, bot.processes)):
+        # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
+        for _ in range(max(1, bot.processes, at_least)):
             self.procs.append(self._spawn())
 
     def _spawn(self) -> subprocess.Popen:
@@ -241,15 +242,17 @@ class Arena:
         try:
             stub = control_pb2_grpc.ControlServiceStub(channel)
             md = (("authorization", f"Bearer {token}"),)
+            need = self._connections_needed(names)
             for b in bots:
                 await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
                 if b.kind == "command":
-                    procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env))
+                    procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env, need[b.name]))
             remote = [b.name for b in bots if b.kind == "remote"]
             if remote:
-                self.notify(f"waiting for remote bot(s) {', '.join(remote)} to connect to {address} "
-                            "(PEPPER_REFEREE, with the token from `pepper bot register --remote`)")
-            await self._await_connections(stub, md, bots, procs, timeout=600.0 if remote else 60.0)
+                self.notify(f"waiting for remote bot(s) {', '.join(f'{n} ({need[n]} connection(s))' for n in remote)} "
+                            f"to connect to {address} (PEPPER_REFEREE, with the token from `pepper bot register --remote`; "
+                            "a connection holds one seat of a game, so a bot needs a connection for each seat it takes)")
+            await self._await_connections(stub, md, bots, procs, need, timeout=600.0 if remote else 60.0)
             progress = await self._play(stub, md, run_id, names, procs)
             if not self.store.pending(run_id) and (not self.cfg.adaptive or self.store.planned_count(run_id) >= self.cfg.games):
                 self.store.finish_run(run_id)
@@ -263,21 +266,31 @@ class Arena:
             if ref:
                 ref.stop()
 
-    async def _await_connections(self, stub, md, bots: list[Bot], procs: list[BotProcesses], timeout: float = 60.0) -> None:
+    def _connections_needed(self, names: list[str]) -> dict[str, int]:
+        """Per bot, the most seats it takes in one game of this pool: the live connections it needs."""
+        need = dict.fromkeys(names, 1)
+        for seats in schedule.lineups(names, self.cfg.ruleset, self.players, self.cfg.lineup):
+            for n in set(seats):
+                need[n] = max(need[n], seats.count(n))
+        return need
+
+    async def _await_connections(self, stub, md, bots: list[Bot], procs: list[BotProcesses], need: dict[str, int],
+                                 timeout: float = 60.0) -> None:
         want = {b.name for b in bots}
         deadline = time.time() + timeout
         while True:
             info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
-            connected = {b.name for b in info.bots if b.connections > 0}
+            connected = {b.name for b in info.bots if b.connections >= need.get(b.name, 1)}
             if want <= connected:
                 return
             for p in procs:
                 if all(x.poll() is not None for x in p.procs):
                     raise ArenaError(f"bot {p.bot.name!r} exited before connecting; last lines of {p.log_path}:\n{p.tail()}")
             if time.time() > deadline:
-                late = ", ".join(sorted(want - connected))
-                raise ArenaError(f"bot(s) {late} did not connect within {timeout:.0f}s "
-                                 "(remote bots must be started by their owners; see `pepper bot list` for tokens)")
+                have = {b.name: b.connections for b in info.bots}
+                late = ", ".join(f"{n} ({have.get(n, 0)} of {need.get(n, 1)} connections)" for n in sorted(want - connected))
+                raise ArenaError(f"bot(s) {late} did not connect within {timeout:.0f}s (remote bots must be started by "
+                                 "their owners, one process per seat they take in a game; see `pepper bot list` for tokens)")
             await asyncio.sleep(0.1)
 
     def _next_adaptive(self, names: list[str], run_id: int, matches: int) -> None:

@@ -53,6 +53,9 @@ def serve(
     max_batch: int = typer.Option(256, help="most requests in one batch, whatever a bot asks for"),
     max_message_bytes: int = typer.Option(4 * 1024 * 1024, help="largest message accepted from a client"),
     max_games: int = typer.Option(100_000, help="most games running at once"),
+    shared_seats: bool = typer.Option(
+        False, "--shared-seats", help="let one bot connection hold several seats of a game; it then receives every one "
+        "of those seats' cards (trusted self-play only; by default a bot needs a connection per seat it takes)"),
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
     record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
@@ -78,7 +81,7 @@ def serve(
                         play_forced=play_forced)
         cfg = ServerConfig(address=address, control_token=token, bot_tokens=tokens, policy=policy,
                            unknown_request=unknown_request, max_batch=max_batch, default_batch=min(64, max_batch),
-                           max_receive_bytes=max_message_bytes, max_games=max_games,
+                           max_receive_bytes=max_message_bytes, max_games=max_games, shared_seats=shared_seats,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
                            record_dir=str(record_dir) if record_dir else None)
     except ValueError as e:

@@ -56,6 +56,7 @@ class ServerConfig:
     tls_key: str | None = None
     record_dir: str | None = None      # write <game_id>.json per finished game here
     keep_games: int = 200_000          # finished games kept in memory for results
+    shared_seats: bool = False         # let one connection hold several seats of a game (it then gets each one's cards)
 
     def __post_init__(self):
         if self.unknown_request not in UNKNOWN_REQUEST_POLICIES:

@@ -258,8 +258,8 @@ class GameRun:
     def routes(self) -> tuple[list, list]:
         """(connections that get the public events, connection per seat for its private events).
 
-        A seat played by fallback (``auto``) gets nothing more; a connection
-        holding several seats of the game gets each public event once.
+        A seat played by fallback (``auto``) gets nothing more. (Each seat of a
+        game has its own connection, see :meth:`Referee.create_game`.)
         Cached: call :meth:`reroute` whenever a seat's ``auto`` or ``conn`` changes.
         """
         r = self._routes
@@ -366,16 +366,25 @@ class Referee:
                         first_dealer=req.first_dealer if req.HasField("first_dealer") else None)
         except (RulesError, ValueError) as e:
             raise RequestError("INVALID_ARGUMENT", str(e)) from None
-        load: dict[Connection, int] = {}
+        # A connection holds at most one seat of a game: a stream given two seats would receive both
+        # hands (a partner's, or an opponent's at a free-for-all table). A bot that takes k seats of a
+        # game needs k live connections; each seat goes to the least busy connection not yet used.
+        # (--shared-seats lifts this, for trusted self-play and the conformance checker.)
+        used: dict[Connection, int] = {}    # seats of this game given to each connection
+        shared = self.config.shared_seats
         seats = []
         for s, name in enumerate(req.seats):
             if name not in self.tokens:
                 raise RequestError("NOT_FOUND", f"seat {s}: no bot registered as {name!r}")
-            live = [c for c in self.conns.get(name, ()) if not c.closed]
+            live = [c for c in self.conns.get(name, ()) if not c.closed and (shared or c not in used)]
             if not live:
-                raise RequestError("UNAVAILABLE", f"seat {s}: bot {name!r} has no live connection")
-            conn = min(live, key=lambda c: len(c.seats) + load.get(c, 0))
-            load[conn] = load.get(conn, 0) + 1
+                k, n = list(req.seats).count(name), sum(1 for c in self.conns.get(name, ()) if not c.closed)
+                raise RequestError("UNAVAILABLE", f"seat {s}: bot {name!r} has no live connection" if not n else
+                                   f"seat {s}: bot {name!r} takes {k} seats of this game but has {n} live connection(s); "
+                                   "a connection holds at most one seat of a game (so that it never receives another "
+                                   f"seat's cards): connect {k} streams, e.g. run {k} processes of the bot")
+            conn = min(live, key=lambda c: len(c.seats) + used.get(c, 0))
+            used[conn] = used.get(conn, 0) + 1
             seats.append(SeatRun(s, name, conn, float(policy.time_bank_ms), conn_id=conn.id))
         run = GameRun(gid, game, seats, policy, seed)
         self.games[gid] = run
@@ -453,9 +462,8 @@ class Referee:
     def _push_events(self, run: GameRun) -> None:
         """Queue the new events each seat may see (``Game.events_for``), in log order per connection.
 
-        A public event is encoded once and sent once per connection, however
-        many of the game's seats the connection holds; a private event is sent,
-        marked with its seat, to the one seat that may see it.
+        A public event is encoded once and sent to every seat's connection; a
+        private event is sent, marked with its seat, to the one seat that may see it.
         """
         g = run.game
         log = g.event_log

@@ -11,8 +11,8 @@ class Bot:
     """A Pepper bot. Implement :meth:`decide`; the hooks are optional.
 
     One instance serves every seat of every game its connection is given, so
-    keep per-game state keyed by ``game_id`` (and seat: a bot may hold several
-    seats of one game). Everything is called from one thread, in the order the
+    keep per-game state keyed by ``game_id`` (a connection holds at most one
+    seat of a game). Everything is called from one thread, in the order the
     referee sent it.
     """
 

@@ -213,15 +213,17 @@ def test_a_remote_bot_connects_by_itself(tmp_path):
     arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "arena", "run", "--games", "4", "--bots", "far,heuristic",
                               "--listen", f"127.0.0.1:{port}", "--db", str(db)], cwd=tmp_path, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    bot = subprocess.Popen([sys.executable, "-m", "sample_bots", "random"], cwd=ROOT, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           env=os.environ | {"PEPPER_REFEREE": f"127.0.0.1:{port}", "PEPPER_TOKEN": token,
-                                             "PEPPER_BOT_NAME": "far"})
+    # Mirrored iowa teams: "far" takes two seats of every game, so it needs two connections.
+    bots = [subprocess.Popen([sys.executable, "-m", "sample_bots", "random"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env=os.environ | {"PEPPER_REFEREE": f"127.0.0.1:{port}", "PEPPER_TOKEN": token,
+                                               "PEPPER_BOT_NAME": "far"}) for _ in range(2)]
     try:
         out, _ = arena.communicate(timeout=240)
     finally:
-        bot.terminate()
-        bot.wait(10)
+        for bot in bots:
+            bot.terminate()
+            bot.wait(10)
     assert arena.returncode == 0, out
-    assert f"waiting for remote bot(s) far to connect to 127.0.0.1:{port}" in out
+    assert "waiting for remote bot(s) far (2 connection(s)) to connect to" in out and f"127.0.0.1:{port}" in out
     assert set(table(db)) == {"far", "heuristic"}

@@ -190,9 +190,13 @@ def assert_no_strategy_errors(bot: NodeBot) -> None:
 # ----------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
 def arena(node, tmp_path_factory):
-    """A referee with two Node bot processes connected (node-a, node-b)."""
+    """A referee with two Node bot processes connected (node-a, node-b).
+
+    With --shared-seats: these tests drive every seat of a table through the two processes, to see the
+    bot in every seat (a tournament gives a connection one seat of a game; see test_one_seat_per_connection).
+    """
     tmp = tmp_path_factory.mktemp("node-bot")
-    ref = Referee(tmp)
+    ref = Referee(tmp, "127.0.0.1:0", "--shared-seats")
     bots = {}
     try:
         for name in ("node-a", "node-b"):
@@ -322,7 +326,7 @@ def test_the_guides_first_bot_plays(arena, node, tmp_path):
 
 def test_reconnects_after_the_referee_restarts(node, tmp_path):
     """The stream drops (referee stopped); the bot retries with backoff and plays on the new referee."""
-    ref = Referee(tmp_path)
+    ref = Referee(tmp_path, "127.0.0.1:0", "--shared-seats")
     token = ref.register("node-r", "node-r-token")
     bot = NodeBot(node, tmp_path, ref.address, "node-r", token)
     try:
@@ -331,7 +335,7 @@ def test_reconnects_after_the_referee_restarts(node, tmp_path):
         ref.kill()
         time.sleep(0.3)
         assert bot.proc.poll() is None, f"the bot exited when the stream dropped:\n{bot.stderr()}"
-        ref = Referee(tmp_path, address, "--bot", f"node-r={token}")
+        ref = Referee(tmp_path, address, "--shared-seats", "--bot", f"node-r={token}")
         ref.wait_connections("node-r", 1, bot, timeout=30)
         gid = ref.create(["node-r"] * 4, "iowa", deal_cap=3, seed=1)
         assert_node_seats_clean(ref.wait_games([gid])[gid], {"node-r"})

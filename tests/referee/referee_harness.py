@@ -33,11 +33,14 @@ def seat_status_name(v: int) -> str:
 class Server:
     """A `python -m referee.service serve` subprocess and a control client for it."""
 
-    def __init__(self, tmp: Path, *args: str, bots: dict[str, str] | None = None, tls: tuple[str, str] | None = None):
+    def __init__(self, tmp: Path, *args: str, bots: dict[str, str] | None = None, tls: tuple[str, str] | None = None,
+                 shared_seats: bool = True):
+        # shared_seats: most tests here fill a table from one or two bot processes (what they check does not
+        # depend on it); test_audit and test_one_seat_per_connection run the default, one seat per connection.
         self.tmp = tmp
         self.bots_tokens = dict(bots or {})
         cmd = [sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
-               "--control-token", CONTROL_TOKEN, *args]
+               "--control-token", CONTROL_TOKEN, *(("--shared-seats",) if shared_seats else ()), *args]
         for name, tok in self.bots_tokens.items():
             cmd += ["--bot", f"{name}={tok}"]
         if tls:

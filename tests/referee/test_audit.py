@@ -50,7 +50,7 @@ def read_record(path):
 
 @pytest.fixture
 def audited(tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("audit"), bots={n: f"{n}-token-audit" for n in SEATS})
+    s = Server(tmp_path_factory.mktemp("audit"), bots={n: f"{n}-token-audit" for n in SEATS}, shared_seats=False)
     try:
         bots = {n: s.bot(n, "--batch", "128", wait=False, record=True) for n in SEATS}
         for n in SEATS:

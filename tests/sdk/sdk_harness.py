@@ -47,8 +47,10 @@ class Referee:
 
     def start(self) -> None:
         # Generous time limits: these tests check legality and robustness, and must not flake on a busy machine.
+        # Shared seats: they fill whole tables from one or two SDK processes (the SDK keys state by game and seat).
         cmd = [sys.executable, "-m", "referee.service", "serve", "--address", f"127.0.0.1:{self.port}",
-               "--control-token", CONTROL_TOKEN, "--deadline-ms", "10000", "--time-bank-ms", "60000", *self.args]
+               "--control-token", CONTROL_TOKEN, "--deadline-ms", "10000", "--time-bank-ms", "60000", "--shared-seats",
+               *self.args]
         for name, tok in self.bots.items():
             cmd += ["--bot", f"{name}={tok}"]
         self.n_starts += 1
