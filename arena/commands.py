@@ -75,7 +75,7 @@ def bot_register(
     if remote:
         typer.echo(f"registered remote bot {b.name}; its token (keep it secret):\n{b.token}")
         typer.echo("run it with PEPPER_REFEREE=HOST:PORT PEPPER_TOKEN=<token> PEPPER_BOT_NAME="
-                   f"{b.name} once `pepper arena run` is up")
+                   f"{b.name} once `pepper arena run` is up (`pepper bot token {b.name}` prints the token again)")
     else:
         typer.echo(f"registered {b.name}: {b.command} (in {b.cwd})")
 
@@ -100,6 +100,16 @@ def bot_list(db: DbOption = Path("arena.db"), json_out: Annotated[bool, typer.Op
     Console().print(t)
 
 
+@bot_app.command("token")
+def bot_token(name: Annotated[str, typer.Argument(help="A registered bot.")], db: DbOption = Path("arena.db")) -> None:
+    """Print a bot's token (what a remote bot presents as PEPPER_TOKEN); keep it secret."""
+    st = _store(db)
+    b = st.bot(name)
+    if b is None:
+        _fail(f"no bot named {name!r} in {db} (see `pepper bot list`)")
+    typer.echo(b.token)
+
+
 @bot_app.command("remove")
 def bot_remove(name: str, db: DbOption = Path("arena.db")) -> None:
     """Unregister a bot (its games and ratings stay in the database)."""
@@ -112,7 +122,7 @@ def bot_remove(name: str, db: DbOption = Path("arena.db")) -> None:
 # ------------------------------------------------------------------ arena
 @arena_app.command("run")
 def arena_run(
-    ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset.")] = "iowa",
+    ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
     games: Annotated[int, typer.Option("--games", "-g", min=1)] = 1000,
     concurrency: Annotated[int, typer.Option("--concurrency", "-c", min=1, help="Games in flight.")] = 2048,
@@ -123,7 +133,8 @@ def arena_run(
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
     referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
     control_token: Annotated[str | None, typer.Option(envvar="PEPPER_CONTROL_TOKEN", help="With --referee.")] = None,
-    listen: Annotated[str, typer.Option(help="Where the arena's own referee listens (remote bots connect here).")] = "127.0.0.1:0",
+    listen: Annotated[str, typer.Option(help="HOST:PORT where the arena's own referee listens (remote bots connect "
+                                              "here; 0.0.0.0:PORT for bots on other machines).")] = "127.0.0.1:0",
     deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision.")] = 2000,
     time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, drawn on overruns.")] = 10_000,
     mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
@@ -137,7 +148,8 @@ def arena_run(
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from referee.rules import RulesetError
 
-    from .runner import ArenaError, RunConfig, run
+    from .runner import Arena, ArenaError, RunConfig, UsageError, run
+    from .store import StoreError
 
     if lineup not in ("mirrored", "mixed"):
         _fail(f"--lineup {lineup!r}: expected mirrored or mixed")
@@ -149,11 +161,17 @@ def arena_run(
                     time_bank_ms=time_bank_ms, listen=listen,
                     db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced)
     try:
+        rs = cfg.ruleset_obj()
         cfg.resolved_players()
     except RulesetError as e:
         _fail(str(e))
     st = _store(db)
-    st.close()
+    try:
+        Arena(cfg, st).check()  # unknown bots, too few bots for the line-up: before anything starts
+    except UsageError as e:
+        _fail(str(e))
+    finally:
+        st.close()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -163,7 +181,7 @@ def arena_run(
 
     t0 = time.time()
     with Progress(*columns, disable=quiet, transient=False) as bar:
-        task = bar.add_task(f"{ruleset}", total=None, rate=0.0, faults=0, flight=0)
+        task = bar.add_task(rs.name, total=None, rate=0.0, faults=0, flight=0)
         base = {"done": None}
 
         def show(p):
@@ -173,15 +191,17 @@ def arena_run(
             bar.update(task, total=p.total, completed=p.done, rate=rate, faults=p.faults, flight=p.in_flight)
 
         try:
-            run_id, prog = run(cfg, on_progress=show, notify=lambda m: bar.console.print(m))
-        except ArenaError as e:
+            run_id, prog = run(cfg, on_progress=show, notify=lambda m: bar.console.print(m, markup=False))
+        except UsageError as e:
+            _fail(str(e))
+        except (ArenaError, StoreError) as e:  # a bot that stays down, the referee, the database: resumable
             _fail(str(e), 1)
         except KeyboardInterrupt:
             _fail("interrupted; run the same command again to resume", 130)
     typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults)")
     from .ratings import pool_name
 
-    _print_table(_store(db), pool_name(ruleset, cfg.resolved_players()))
+    _print_table(_store(db), pool_name(rs.name, cfg.resolved_players()))
 
 
 def _print_table(st, pool: str) -> None:
@@ -216,6 +236,10 @@ def arena_table(
     """The ranked table of every pool (or one), at any time, even while a run is going."""
     from .stats import table
 
+    if json_out and csv_out:
+        _fail("give one of --json or --csv, not both")
+    if players is not None and not ruleset:
+        _fail("--players needs --ruleset: a pool is a ruleset and a player count (e.g. --ruleset iowa --players 4)")
     if not db.exists():
         _fail(f"no results database at {db} (run `pepper arena run` first, or pass --db)")
     st = _store(db)
@@ -248,7 +272,7 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
     """Print a stored game deal by deal (replayed from its record, and checked)."""
     from referee.rules import Game, RulesError
 
-    from .cli import _outcome_line, _print_game
+    from .cli import _outcome_line, _print_game, _scores, _side
 
     st = _store(db)
     g = st.game(game_id)
@@ -263,3 +287,16 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
     _print_game(game, hands)
     if game.outcome:
         typer.echo(f"Result: {_outcome_line(game)}")
+        return
+    # Ended early (a forfeit, or aborted by the referee): say how, from what the arena stored.
+    t = game.table
+    who = []
+    for s, st in enumerate(g["seat_status"]):
+        if st in ("forfeited", "disconnected"):
+            kinds = ", ".join(f"{k} {n}" for k, n in g["faults"][s].items() if n)
+            who.append(f"seat {s} ({g['seats'][s]}) {st}" + (f", faults: {kinds}" if kinds else ""))
+    winners = sorted({t.team_of[s] for s in g["winners"]})
+    won = (" and ".join(_side(t, w) for w in winners) + (" win" if len(winners) > 1 else " wins")) if winners else "no winner"
+    team_scores = [g["scores"][t.team_seats(i)[0]] for i in range(t.teams)]
+    typer.echo(f"Ended: {g['status']} during deal {game.deal_number}" + (f": {'; '.join(who)}" if who else "")
+               + f". {won[0].upper()}{won[1:]}; scores when it ended: {_scores(t, team_scores)}")

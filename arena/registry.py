@@ -3,11 +3,13 @@
 A command bot's command may use ``{python}`` for this interpreter (so the
 sample bots run in the arena's own environment wherever it is installed).
 The sample bots are registered once per database; a user who removes one is
-not overridden. The Node.js bot is registered only where ``node`` is on PATH.
+not overridden. The Node.js bot is registered only where ``node`` is on PATH
+and its packages are installed (``make node-bot``).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -30,12 +32,25 @@ def expand(command: str) -> str:
     return command.replace("{python}", sys.executable)
 
 
-def node_command() -> str | None:
-    """The Node bot's command, or None (with the reason) when it cannot run here."""
-    entry = NODE_DIR / "package.json"
-    if not entry.exists() or shutil.which("node") is None:
-        return None
-    return "node ."
+def node_missing(node_dir: Path | None = None) -> str | None:
+    """Why the Node bot cannot run here (a one-line note), or None when it can."""
+    node_dir = node_dir or NODE_DIR
+    try:
+        deps = json.loads((node_dir / "package.json").read_text(encoding="utf-8")).get("dependencies", {})
+    except (OSError, ValueError):
+        return f"{node_dir / 'package.json'} is missing or unreadable"
+    if shutil.which("node") is None:
+        return "node is not installed: install Node.js 18 or later"
+    # Without its packages the bot dies on start and the run would abort ("exited before connecting").
+    absent = [d for d in deps if not (node_dir / "node_modules" / d / "package.json").is_file()]
+    if absent:
+        return f"its packages ({', '.join(absent)}) are not installed: run `make node-bot`"
+    return None
+
+
+def node_command(node_dir: Path | None = None) -> str | None:
+    """The Node bot's command, or None when it cannot run here (see :func:`node_missing`)."""
+    return None if node_missing(node_dir) else "node ."
 
 
 def ensure_sample_bots(store: Store, note=print) -> None:
@@ -45,10 +60,11 @@ def ensure_sample_bots(store: Store, note=print) -> None:
     for name, (cmd, processes) in SAMPLE_BOTS.items():
         if store.bot(name) is None:
             store.add_bot(name, "command", command=cmd, cwd=str(ROOT), processes=processes, sample=True)
-    nc = node_command()
-    if nc is None:
-        note("note: node is not installed, so the Node.js sample bot is not registered")
+    why = node_missing()
+    if why:
+        note(f"note: the Node.js sample bot is not registered: {why}; then add it with "
+             f"`pepper bot register node --command \"node .\" --cwd {NODE_DIR}`")
     elif store.bot("node") is None:
-        store.add_bot("node", "command", command=nc, cwd=str(NODE_DIR), sample=True)
+        store.add_bot("node", "command", command="node .", cwd=str(NODE_DIR), sample=True)
     with store.tx():
         store.db.execute("INSERT OR REPLACE INTO meta VALUES ('samples_registered', '1')")

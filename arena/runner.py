@@ -12,7 +12,9 @@
 4. keeps ``concurrency`` games in flight; each finished game and its
    TrueSkill update are stored in one transaction;
 5. restarts a bot process that dies (its games in flight are recorded with a
-   disconnect fault by the referee, under the game's failure policy).
+   disconnect fault by the referee, under the game's failure policy). A game
+   whose bot is down (restarting, or a remote bot reconnecting) waits for it;
+   only a bot that stays down for minutes ends the run (it stays resumable).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,10 +37,10 @@ from pathlib import Path
 import grpc
 
 from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
-from referee.rules import get_ruleset
+from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
 
 from . import schedule
-from .ratings import DEFAULT_TAU, Rater, pool_name, ranks_from_result
+from .ratings import DEFAULT_SIGMA, DEFAULT_TAU, Rater, pool_name, ranks_from_result
 from .registry import expand
 from .stats import contracts_by_seat
 from .store import Bot, Store
@@ -63,6 +67,18 @@ class ArenaError(Exception):
     """The arena cannot go on; the message says what was wrong and what to do."""
 
 
+class UsageError(ArenaError):
+    """The run as asked cannot be played (unknown bot, too few bots for the line-up): found before anything starts."""
+
+
+# Adaptive mode plans this many games per round (whole matches), whatever --concurrency says: enough to keep
+# the referee busy while the next round is chosen on newer ratings. The next round is planned once half a
+# round is left in flight.
+ADAPTIVE_ROUND_GAMES = 24
+# Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1).
+UNCERTAINTY_WEIGHT = 0.05
+
+
 @dataclass
 class RunConfig:
     ruleset: str = "iowa"
@@ -84,18 +100,38 @@ class RunConfig:
     bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
     play_forced: bool = True          # forced moves are played by the referee, not asked (GamePolicy.play_forced)
     tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
+    # How long a bot may lack the connections a game needs before the run ends (it stays resumable): a
+    # launched bot is restarted meanwhile; a remote bot's owner may need minutes to restart it.
+    bot_down_s: float = 120.0
+    remote_down_s: float = 600.0
+
+    def ruleset_obj(self) -> Ruleset:
+        """The ruleset: a built-in name or a .toml file (RulesetError names what is wrong)."""
+        return get_ruleset(self.ruleset)
+
+    def ruleset_params(self) -> dict | None:
+        """A ruleset file's keys (its name filled in), as CreateGame's ruleset_json; None for a built-in."""
+        if self.ruleset in BUILTIN_RULESETS:
+            return None
+        rs = self.ruleset_obj()  # validates the file
+        data = tomllib.loads(Path(self.ruleset).read_text(encoding="utf-8"))
+        data.setdefault("name", rs.name)
+        return data
 
     def resolved_players(self) -> int:
-        rs = get_ruleset(self.ruleset)
+        rs = self.ruleset_obj()
         if self.players is None:
             return 4 if 4 in rs.player_counts else rs.player_counts[0]
         rs.table(self.players)  # raises RulesetError naming the allowed counts
         return self.players
 
     def run_key(self, bots: list[str]) -> dict:
-        """What identifies a run: the same command (same key) resumes it."""
-        return {"ruleset": self.ruleset, "players": self.resolved_players(), "games": self.games, "seed": self.seed,
-                "lineup": self.lineup, "duplicate": self.duplicate, "adaptive": self.adaptive, "bots": sorted(bots)}
+        """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys."""
+        params = self.ruleset_params()
+        key = {"ruleset": self.ruleset if params is None else params["name"], "players": self.resolved_players(),
+               "games": self.games, "seed": self.seed, "lineup": self.lineup, "duplicate": self.duplicate,
+               "adaptive": self.adaptive, "bots": sorted(bots)}
+        return key if params is None else key | {"ruleset_params": params}
 
 
 @dataclass
@@ -137,7 +173,14 @@ class RefereeProcess:
 
 
 class BotProcesses:
-    """The processes of one command bot; restarted (with a growing delay) if they die."""
+    """The processes of one command bot, restarted when they die.
+
+    A process that dies is restarted at once if the bot has served a game since its last death
+    (a bot that crashes now and then, mid-game); each further death without a game in between
+    doubles the delay (0.25 s up to 8 s), so a bot that dies on start is not respawned in a hot loop.
+    """
+
+    MAX_DELAY_S = 8.0
 
     def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1):
         self.bot, self.address, self.token = bot, address, token
@@ -145,10 +188,13 @@ class BotProcesses:
         self.extra_env = extra_env
         self.procs: list[subprocess.Popen] = []
         self.restarts = 0
+        self._deaths = 0                       # deaths since the bot last served a game
+        self._due: list[float | None] = []     # per process: when to restart it (None: alive, or not yet seen dead)
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
         for _ in range(max(1, bot.processes, at_least)):
             self.procs.append(self._spawn())
+            self._due.append(None)
 
     def _spawn(self) -> subprocess.Popen:
         env = os.environ | self.extra_env | self.bot.env | {
@@ -161,15 +207,31 @@ class BotProcesses:
             raise ArenaError(f"cannot start bot {self.bot.name!r} with command {self.bot.command!r}: {e}; "
                              f"fix it with `pepper bot remove {self.bot.name}` and register it again") from None
 
+    def delay(self) -> float:
+        """The wait before restarting a process that just died."""
+        return 0.0 if self._deaths <= 1 else min(self.MAX_DELAY_S, 0.25 * 2 ** (self._deaths - 2))
+
     def check(self) -> int:
-        """Restart dead processes; returns how many were restarted."""
+        """Restart the dead processes whose delay is over (never blocks); returns how many were restarted."""
         n = 0
+        now = time.monotonic()
         for i, p in enumerate(self.procs):
-            if p.poll() is not None and self.restarts < 100:
+            if p.poll() is None:
+                continue
+            if self._due[i] is None:
+                self._deaths += 1
+                self._due[i] = now + self.delay()
+            if now >= self._due[i]:
+                self.procs[i] = self._spawn()
+                self._due[i] = None
                 self.restarts += 1
                 n += 1
-                self.procs[i] = self._spawn()
         return n
+
+    def served(self) -> None:
+        """The bot got a game: a dead process is restarted at once again."""
+        self._deaths = 0
+        self._due = [None if d is None else min(d, time.monotonic()) for d in self._due]
 
     def stop(self) -> None:
         for p in self.procs:
@@ -205,27 +267,42 @@ class Arena:
         self.store = store
         self.on_progress = on_progress or (lambda p: None)
         self.rater = Rater(tau=config.tau)
+        self.rs = config.ruleset_obj()
         self.players = config.resolved_players()
-        self.pool = pool_name(config.ruleset, self.players)
-        self.table = get_ruleset(config.ruleset).table(self.players)
+        self.pool = pool_name(self.rs.name, self.players)
+        self.table = self.rs.table(self.players)
+        params = config.ruleset_params()
+        # How CreateGame names the ruleset: a built-in by name, a ruleset file by its keys.
+        self.ruleset_source = {"ruleset": self.rs.name} if params is None else {"ruleset_json": json.dumps(params)}
+        self._procs: dict[str, BotProcesses] = {}
+        self._remote: set[str] = set()
+        self._down_since: dict[str, float] = {}   # bot (or "" for the referee) -> when its games began to wait
+        self._told: set[str] = set()
+        self._wait_lock = asyncio.Lock()
 
-    def _bots(self) -> list[Bot]:
+    def check(self) -> list[Bot]:
+        """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
         registered = {b.name: b for b in self.store.bots()}
         names = self.cfg.bots or sorted(registered)
         missing = [n for n in names if n not in registered]
         if missing:
-            raise ArenaError(f"unknown bot(s): {', '.join(missing)}; registered: {', '.join(sorted(registered)) or 'none'} "
+            raise UsageError(f"unknown bot(s): {', '.join(missing)}; registered: {', '.join(sorted(registered)) or 'none'} "
                              "(register with `pepper bot register NAME --command ...`)")
-        if len(names) < 2:
-            raise ArenaError("a tournament needs at least 2 registered bots (see `pepper bot list`)")
-        return [registered[n] for n in names]
+        if len(set(names)) < 2:
+            raise UsageError("a tournament needs at least 2 registered bots (see `pepper bot list`)")
+        try:
+            schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
+        except ValueError as e:
+            raise UsageError(f"--lineup {self.cfg.lineup}: {e} (--bots {','.join(names)}); "
+                             "add bots or use --lineup mirrored") from None
+        return [registered[n] for n in dict.fromkeys(names)]
 
     async def run(self) -> tuple[int, Progress]:
-        bots = self._bots()
+        bots = self.check()
         names = [b.name for b in bots]
         key = self.cfg.run_key(names)
         plan = [] if self.cfg.adaptive else schedule.plan(
-            names, self.cfg.ruleset, self.players, self.cfg.games, self.cfg.seed,
+            names, self.rs, self.players, self.cfg.games, self.cfg.seed,
             mode=self.cfg.lineup, duplicate=self.cfg.duplicate)
         run_id, _resumed = self.store.find_or_create_run(key, plan)
         log_dir = Path(self.cfg.log_dir)
@@ -247,10 +324,12 @@ class Arena:
                 await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
                 if b.kind == "command":
                     procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env, need[b.name]))
+            self._procs = {p.bot.name: p for p in procs}
             remote = [b.name for b in bots if b.kind == "remote"]
+            self._remote = set(remote)
             if remote:
                 self.notify(f"waiting for remote bot(s) {', '.join(f'{n} ({need[n]} connection(s))' for n in remote)} "
-                            f"to connect to {address} (PEPPER_REFEREE, with the token from `pepper bot register --remote`; "
+                            f"to connect to {address} (PEPPER_REFEREE, with the token from `pepper bot token NAME`; "
                             "a connection holds one seat of a game, so a bot needs a connection for each seat it takes)")
             await self._await_connections(stub, md, bots, procs, need, timeout=600.0 if remote else 60.0)
             progress = await self._play(stub, md, run_id, names, procs)
@@ -269,7 +348,7 @@ class Arena:
     def _connections_needed(self, names: list[str]) -> dict[str, int]:
         """Per bot, the most seats it takes in one game of this pool: the live connections it needs."""
         need = dict.fromkeys(names, 1)
-        for seats in schedule.lineups(names, self.cfg.ruleset, self.players, self.cfg.lineup):
+        for seats in schedule.lineups(names, self.rs, self.players, self.cfg.lineup):
             for n in set(seats):
                 need[n] = max(need[n], seats.count(n))
         return need
@@ -288,31 +367,114 @@ class Arena:
                     raise ArenaError(f"bot {p.bot.name!r} exited before connecting; last lines of {p.log_path}:\n{p.tail()}")
             if time.time() > deadline:
                 have = {b.name: b.connections for b in info.bots}
-                late = ", ".join(f"{n} ({have.get(n, 0)} of {need.get(n, 1)} connections)" for n in sorted(want - connected))
-                raise ArenaError(f"bot(s) {late} did not connect within {timeout:.0f}s (remote bots must be started by "
-                                 "their owners, one process per seat they take in a game; see `pepper bot list` for tokens)")
+                late = sorted(want - connected)
+                raise ArenaError(
+                    "bot(s) " + ", ".join(f"{n} ({have.get(n, 0)} of {need.get(n, 1)} connections)" for n in late)
+                    + f" did not connect within {timeout:.0f}s (a remote bot is started by its owner, one process per "
+                    "seat it takes in a game, with PEPPER_REFEREE, PEPPER_BOT_NAME and its token: "
+                    + ", ".join(f"`pepper bot token {n}`" for n in late) + ")")
             await asyncio.sleep(0.1)
 
-    def _next_adaptive(self, names: list[str], run_id: int, matches: int) -> None:
-        """Adaptive: plan the next matches by TrueSkill match quality plus uncertainty."""
+    # -- creating a game, waiting out a bot that is down -------------------------------------------
+    async def _create(self, stub, md, req: control_pb2.CreateGameRequest, seats: list[str]) -> str:
+        """CreateGame; while the referee answers UNAVAILABLE (a bot without the live connections the game
+        needs: its process restarting, a remote bot reconnecting), restart and wait, then try again."""
+        while True:
+            try:
+                created = await stub.CreateGame(req, metadata=md)
+            except grpc.aio.AioRpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                detail = e.details()
+            else:
+                for n in ("", *set(seats)):
+                    self._down_since.pop(n, None)
+                    self._told.discard(n)
+                    if n in self._procs:
+                        self._procs[n].served()
+                return created.game_id
+            # One task waits at a time; the others then find the bots back and retry at once.
+            async with self._wait_lock:
+                await self._wait_for(stub, md, seats, detail)
+
+    async def _wait_for(self, stub, md, seats: list[str], detail: str) -> None:
+        """Until every bot of ``seats`` has as many live connections as it takes seats (restarting its
+        processes meanwhile); ArenaError once one stays short for longer than its limit. A refusal that
+        is not about connections (the referee draining) is retried under the key ``""``."""
+        delay = 0.05
+        while True:
+            info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
+            have = {b.name: b.connections for b in info.bots}
+            short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))
+            now = time.monotonic()
+            for n in set(seats) - set(short):
+                self._down_since.pop(n, None)
+                self._told.discard(n)
+            if not short:
+                again = "" in self._down_since
+                since = self._down_since.setdefault("", now)
+                if now - since > self.cfg.bot_down_s:
+                    raise ArenaError(self._down_message("", 0, 0, now - since, detail))
+                if again:
+                    if now - since > 5 and "" not in self._told:
+                        self._told.add("")
+                        self.notify(f"the referee refuses new games ({detail}); retrying")
+                    await asyncio.sleep(0.2)
+                return  # CreateGame again
+            for n in short:
+                since = self._down_since.setdefault(n, now)
+                limit = self.cfg.remote_down_s if n in self._remote else self.cfg.bot_down_s
+                if now - since > limit:
+                    raise ArenaError(self._down_message(n, seats.count(n), have.get(n, 0), now - since, detail))
+                if now - since > 5 and n not in self._told:
+                    self._told.add(n)
+                    self.notify(f"waiting for bot {n!r} to get its connections back "
+                                f"({have.get(n, 0)} of {seats.count(n)}); its games wait")
+                if n in self._procs:
+                    self._procs[n].check()
+            await asyncio.sleep(delay)
+            delay = min(1.0, delay * 2)
+
+    def _down_message(self, name: str, need: int, have: int, waited: float, detail: str) -> str:
+        resume = "run the same command again to resume the run"
+        if not name:
+            return f"the referee refused new games for {waited:.0f}s: UNAVAILABLE: {detail}; {resume}"
+        head = f"bot {name!r} has had {have} of the {need} live connection(s) a game needs for {waited:.0f}s"
+        if name in self._procs:
+            p = self._procs[name]
+            return (f"{head}, although its processes were restarted {p.restarts} time(s) in this run; "
+                    f"last lines of {p.log_path}:\n{p.tail()}\n"
+                    f"fix the bot, then {resume} (leaving it out with --bots starts a new run)")
+        return (f"{head}; its owner must restart it ({need} process(es), token: `pepper bot token {name}`), "
+                f"then {resume}")
+
+    # -- adaptive planning ---------------------------------------------------------------------------
+    def _next_adaptive(self, names: list[str], run_id: int) -> int:
+        """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings as they
+        stand: the round's matches are shared among the line-ups in proportion to their score, TrueSkill
+        match quality plus an uncertainty bonus. Returns the matches planned."""
         ratings = self.store.ratings(self.pool)
-        ups = schedule.lineups(names, self.cfg.ruleset, self.players, self.cfg.lineup)
-
-        def score(seats):
-            entries = self._entries(seats)
-            sigma = sum(ratings[b].sigma if b in ratings else 25 / 3 for b in set(seats))
-            return self.rater.quality(ratings, entries) + 0.05 * sigma
-
+        ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
+        mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
+        per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
         planned = self.store.planned_count(run_id)
-        first_match = self.store.db.execute(
-            "SELECT COALESCE(MAX(match) + 1, 0) FROM planned_games WHERE run_id = ?", (run_id,)).fetchone()[0]
-        best = sorted(ups, key=score, reverse=True)
-        order = [best[i % len(best)] for i in range(matches)]
-        more = schedule.plan(names, self.cfg.ruleset, self.players, max(1, self.cfg.games - planned), self.cfg.seed,
+        left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
+        matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
+        order = schedule.apportion(ups, [self.lineup_score(ratings, u) for u in ups], matches)
+        rows = self.store.db.execute(
+            "SELECT match, seats_json FROM planned_games WHERE run_id = ? ORDER BY idx", (run_id,)).fetchall()
+        first_match = max((m for m, _ in rows), default=-1) + 1
+        played = Counter(schedule.lineup_key(json.loads(s), mirrored) for _, s in dict(rows).items())
+        more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
-                             lineup_order=order)
-        # Whole matches only, at most `matches` of them: the next round re-ranks on newer ratings.
-        self.store.append_plan(run_id, [g for g in more if g[0] < first_match + matches])
+                             lineup_order=order, played=played)
+        self.store.append_plan(run_id, more)
+        return matches
+
+    def lineup_score(self, ratings: dict, seats: list[str]) -> float:
+        """Match quality (evenly matched: informative) plus a bonus for the bots' uncertainty."""
+        sigma = sum(ratings[b].sigma if b in ratings else DEFAULT_SIGMA for b in set(seats))
+        return self.rater.quality(ratings, self._entries(seats)) + UNCERTAINTY_WEIGHT * sigma
 
     def _entries(self, seats: list[str]) -> list[list[str]]:
         t = self.table
@@ -320,77 +482,96 @@ class Arena:
             return [[seats[s] for s in t.team_seats(team)] for team in range(t.teams)]
         return [[b] for b in seats]
 
+    # -- playing -------------------------------------------------------------------------------------
     async def _play(self, stub, md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:
         cfg = self.cfg
         total = cfg.games if cfg.adaptive else self.store.planned_count(run_id)
         done_before = self.store.db.execute("SELECT COUNT(*) FROM games WHERE run_id = ?", (run_id,)).fetchone()[0]
         progress = Progress(total=total, done=done_before)
         sem = asyncio.Semaphore(cfg.concurrency)
+        finished = asyncio.Event()
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,
                                         play_forced=cfg.play_forced)
         errors: list[BaseException] = []
 
-        async def one(idx, match, ruleset, players, seed, seats):
+        async def one(idx, seed, seats):
             try:
-                req = control_pb2.CreateGameRequest(ruleset=ruleset, players=players, seats=seats, seed=seed, policy=policy)
-                created = await stub.CreateGame(req, metadata=md)
-                res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=created.game_id), metadata=md)).result
+                req = control_pb2.CreateGameRequest(**self.ruleset_source, players=self.players, seats=seats, seed=seed,
+                                                    policy=policy)
+                game_id = await self._create(stub, md, req, seats)
+                res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
                 self._store_result(run_id, idx, seed, seats, res)
                 progress.done += 1
                 progress.faults += sum(f.illegal + f.malformed + f.timeout + f.disconnect for f in (s.faults for s in res.seats))
-            except BaseException as e:  # noqa: BLE001 - surfaced after the batch
+            except Exception as e:  # noqa: BLE001 - ends the run, after the loop
                 errors.append(e)
             finally:
                 progress.in_flight -= 1
                 sem.release()
+                finished.set()
 
         tasks: set[asyncio.Task] = set()
-        while True:
-            if cfg.adaptive and not self.store.pending(run_id) and self.store.planned_count(run_id) < cfg.games:
-                await asyncio.gather(*tasks)  # adapt on the latest ratings
-                tasks.clear()
-                self._next_adaptive(names, run_id, max(1, cfg.concurrency // 4))
-            pending = self.store.pending(run_id)
-            if not pending:
-                break
-            for idx, match, ruleset, players, seed, seats in pending:
-                await sem.acquire()
-                if errors:
-                    break
-                for p in procs:
-                    p.check()
-                progress.in_flight += 1
-                t = asyncio.create_task(one(idx, match, ruleset, players, seed, seats))
-                tasks.add(t)
-                t.add_done_callback(tasks.discard)
-                self.on_progress(progress)
-            await asyncio.gather(*tasks)
-            if errors:
-                e = errors[0]
-                if isinstance(e, grpc.aio.AioRpcError):
-                    raise ArenaError(f"referee error: {e.code().name}: {e.details()}")
-                raise e
-            self.on_progress(progress)
-            if not cfg.adaptive:
-                break
+        started: set[int] = set()
+        # Adaptive: plan the next round once no more than half a round is in flight (newer ratings, a busy referee).
+        low_water = max(1, min(cfg.concurrency, ADAPTIVE_ROUND_GAMES)) // 2
+        try:
+            while not errors:
+                queue = [g for g in self.store.pending(run_id) if g[0] not in started]
+                if not queue:
+                    if not (cfg.adaptive and self.store.planned_count(run_id) < cfg.games):
+                        break
+                    while progress.in_flight > low_water and not errors:
+                        finished.clear()
+                        await finished.wait()
+                    if not errors:
+                        self._next_adaptive(names, run_id)
+                    continue
+                for idx, _match, _ruleset, _players, seed, seats in queue:
+                    await sem.acquire()
+                    if errors:
+                        sem.release()
+                        break
+                    for p in procs:
+                        p.check()
+                    started.add(idx)
+                    progress.in_flight += 1
+                    t = asyncio.create_task(one(idx, seed, seats))
+                    tasks.add(t)
+                    t.add_done_callback(tasks.discard)
+                    self.on_progress(progress)
+            if errors:  # the run ends: games in flight are played again when it resumes
+                for t in tasks:
+                    t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            for t in tasks:
+                t.cancel()
+        if errors:
+            e = errors[0]
+            if isinstance(e, grpc.aio.AioRpcError):
+                raise ArenaError(f"referee error: {e.code().name}: {e.details()}; run the same command again to resume")
+            raise e
+        self.on_progress(progress)
         return progress
 
     def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res) -> None:
         record = json.loads(res.record_json) if res.record_json else {}
         team_of = list(self.table.team_of)
-        scores = [res.scores[team_of[s]] for s in range(self.players)] if res.scores else [0] * self.players
+        t = self.table
+        # The scores when the game ended (a forfeited game ends early; the table averages completed games only).
+        team_scores = list(res.scores) or [0] * t.teams
+        scores = [team_scores[team_of[s]] for s in range(self.players)]
         winners = list(res.winning_seats)
         entries = self._entries(seats)
-        t = self.table
         if t.teams < self.players:
-            entry_scores = [res.scores[i] if res.scores else 0 for i in range(t.teams)]
+            entry_scores = team_scores
             entry_won = [i in set(res.winners) for i in range(t.teams)]
         else:
             entry_scores = scores
             entry_won = [s in set(winners) for s in range(self.players)]
         new = self.rater.rate(self.store.ratings(self.pool), entries, ranks_from_result(entry_scores, entry_won))
         game = {
-            "run_id": run_id, "idx": idx, "pool": self.pool, "ruleset": self.cfg.ruleset, "players": self.players,
+            "run_id": run_id, "idx": idx, "pool": self.pool, "ruleset": self.rs.name, "players": self.players,
             "seed": seed, "seats": seats, "status": GAME_STATUS.get(res.status, "unknown"),
             "seat_status": [SEAT_STATUS.get(s.status, "unknown") for s in res.seats],
             "faults": [{"illegal": s.faults.illegal, "malformed": s.faults.malformed, "timeout": s.faults.timeout,
@@ -410,4 +591,4 @@ def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress
         store.close()
 
 
-__all__ = ["Arena", "ArenaError", "RunConfig", "Progress", "run", "asdict"]
+__all__ = ["Arena", "ArenaError", "UsageError", "RunConfig", "Progress", "run", "asdict"]

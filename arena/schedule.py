@@ -10,28 +10,39 @@ luck of the deal cancels out:
 - mixed partnerships and free-for-all tables: one game per seat rotation,
   so every bot sits in every seat.
 
+Without duplicate deals a match is one game, and each line-up's seats turn
+one rotation further every time it is played, so no bot keeps seat 0.
+
 Seed k of a run is ``random.Random(f"{run seed}/{k}")``-derived, so the plan
 is a pure function of the config (resuming rebuilds the same plan).
+
+``ruleset`` arguments take a built-in name, a ``.toml`` path or a
+:class:`~referee.rules.Ruleset`; plans store the ruleset's name.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 
-from referee.rules import get_ruleset
+from referee.rules import Ruleset, get_ruleset
 
-Plan = list[tuple[int, str, int, int, list[str]]]  # (match, ruleset, players, seed, seats)
+Plan = list[tuple[int, str, int, int, list[str]]]  # (match, ruleset name, players, seed, seats)
 
 
-def is_partnership(ruleset: str, players: int) -> bool:
-    t = get_ruleset(ruleset).table(players)
+def _ruleset(ruleset: str | Ruleset) -> Ruleset:
+    return ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
+
+
+def is_partnership(ruleset: str | Ruleset, players: int) -> bool:
+    t = _ruleset(ruleset).table(players)
     return t.teams < players
 
 
-def lineups(bots: list[str], ruleset: str, players: int, mode: str = "mirrored") -> list[list[str]]:
+def lineups(bots: list[str], ruleset: str | Ruleset, players: int, mode: str = "mirrored") -> list[list[str]]:
     """Every line-up of the round robin, as bot names by seat (before rotation)."""
-    t = get_ruleset(ruleset).table(players)
+    t = _ruleset(ruleset).table(players)
     bots = sorted(dict.fromkeys(bots))
     if len(bots) < 2:
         raise ValueError(f"a tournament needs at least 2 bots, got {len(bots)}: register more with `pepper bot register`")
@@ -90,23 +101,51 @@ def rotations(seats: list[str], partnership_mirrored: bool) -> list[list[str]]:
     return out
 
 
+def lineup_key(seats: list[str], partnership_mirrored: bool) -> tuple[str, ...]:
+    """The same key for a line-up and each of its rotations."""
+    return min(tuple(r) for r in rotations(seats, partnership_mirrored))
+
+
 def match_seed(run_seed: int, match: int) -> int:
     return random.Random(f"{run_seed}/{match}").randrange(1 << 31)
 
 
-def plan(bots: list[str], ruleset: str, players: int, games: int, seed: int, *, mode: str = "mirrored",
-         duplicate: bool = True, first_match: int = 0, lineup_order: list[list[str]] | None = None) -> Plan:
-    """At least ``games`` games (whole matches), cycling through the line-ups."""
-    ups = lineup_order or lineups(bots, ruleset, players, mode)
-    mirrored = mode == "mirrored" and is_partnership(ruleset, players)
+def apportion(items: list, weights: list[float], n: int) -> list:
+    """``n`` picks shared among ``items`` in proportion to ``weights`` (D'Hondt: each pick goes to the
+    highest weight / (picks so far + 1)), interleaved; equal weights give a round robin."""
+    counts = [0] * len(items)
+    out = []
+    for _ in range(n):
+        i = max(range(len(items)), key=lambda k: (weights[k] / (counts[k] + 1), -k))
+        counts[i] += 1
+        out.append(items[i])
+    return out
+
+
+def plan(bots: list[str], ruleset: str | Ruleset, players: int, games: int, seed: int, *, mode: str = "mirrored",
+         duplicate: bool = True, first_match: int = 0, lineup_order: list[list[str]] | None = None,
+         played: Counter | None = None) -> Plan:
+    """At least ``games`` games (whole matches), cycling through the line-ups (or ``lineup_order``).
+
+    ``played``: matches each line-up (by :func:`lineup_key`) already has, so that without duplicate
+    deals an adaptive run's later rounds go on rotating the seats."""
+    rs = _ruleset(ruleset)
+    ups = lineup_order or lineups(bots, rs, players, mode)
+    mirrored = mode == "mirrored" and is_partnership(rs, players)
+    played = Counter(played or ())
     out: Plan = []
     m = first_match
     i = 0
     while len(out) < games:
         seats = ups[i % len(ups)]
         s = match_seed(seed, m)
-        for rotated in (rotations(seats, mirrored) if duplicate else [seats]):
-            out.append((m, ruleset, players, s, rotated))
+        rots = rotations(seats, mirrored)
+        if not duplicate:
+            key = lineup_key(seats, mirrored)
+            rots = [rots[played[key] % len(rots)]]
+            played[key] += 1
+        for rotated in rots:
+            out.append((m, rs.name, players, s, rotated))
         m += 1
         i += 1
     return out

@@ -3,7 +3,9 @@
 Columns: rank, bot, mu, sigma, mu - 3 sigma, games, win %, average points per
 game, contracts made %, timeouts, illegal actions, crashes, decision latency
 p50 and p99. A bot's points in a game are its seat's (team's) final score,
-averaged over its seats. Latency: the referee reports p50/p99 per seat per
+averaged over its seats; average points count completed games only (a
+forfeited or aborted game stops early, and its scores would pull every
+average towards 0). Latency: the referee reports p50/p99 per seat per
 game; the table shows the median of the per-game p50s and the 99th
 percentile of the per-game p99s (an upper-leaning estimate, not a pooled p99).
 """
@@ -26,7 +28,7 @@ class Row:
     conservative: float
     games: int
     win_pct: float
-    avg_points: float
+    avg_points: float | None
     contracts_made_pct: float | None
     timeouts: int
     illegal: int
@@ -57,11 +59,13 @@ def table(store: Store, pool: str) -> list[Row]:
         winners = set(g["winners"])
         for bot in dict.fromkeys(seats):
             mine = [s for s, b in enumerate(seats) if b == bot]
-            a = acc.setdefault(bot, {"games": 0, "wins": 0, "points": 0.0, "won": 0, "made": 0, "timeouts": 0,
-                                     "illegal": 0, "crashes": 0, "p50": [], "p99": []})
+            a = acc.setdefault(bot, {"games": 0, "wins": 0, "points": 0.0, "completed": 0, "won": 0, "made": 0,
+                                     "timeouts": 0, "illegal": 0, "crashes": 0, "p50": [], "p99": []})
             a["games"] += 1
             a["wins"] += bool(winners & set(mine))
-            a["points"] += sum(g["scores"][s] for s in mine) / len(mine)
+            if g["status"] == "completed":
+                a["completed"] += 1
+                a["points"] += sum(g["scores"][s] for s in mine) / len(mine)
             for s in mine:
                 won, made = g["contracts"][s]
                 a["won"] += won
@@ -80,7 +84,7 @@ def table(store: Store, pool: str) -> list[Row]:
         if not a:
             continue
         rows.append(Row(0, bot, r.mu, r.sigma, r.conservative, a["games"], 100.0 * a["wins"] / a["games"],
-                        a["points"] / a["games"], (100.0 * a["made"] / a["won"]) if a["won"] else None,
+                        a["points"] / a["completed"] if a["completed"] else None, (100.0 * a["made"] / a["won"]) if a["won"] else None,
                         a["timeouts"], a["illegal"], a["crashes"],
                         statistics.median(a["p50"]) if a["p50"] else None, _pct(a["p99"], 0.99)))
     rows.sort(key=lambda x: -x.conservative)

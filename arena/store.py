@@ -142,6 +142,10 @@ class Store:
             return f"{self.path}: the disk is full ({msg}); free some space and run the same command again to resume"
         if "readonly" in msg or "unable to open" in msg:
             return f"{self.path}: cannot write the results database ({msg}); choose a writable path with --db"
+        if "disk I/O error" in msg:
+            return (f"{self.path}: cannot write the results database ({msg}): the disk may be full, over a file size "
+                    "limit or failing; fix that and run the same command again to resume (what was stored is kept), "
+                    "or start afresh with another --db")
         if "not a database" in msg or "malformed" in msg:
             return f"{self.path}: not an arena database ({msg}); choose another path with --db"
         return f"{self.path}: database error: {msg}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -44,6 +45,10 @@ def test_bot_registry_persists_and_errors_are_clear(tmp_path):
     assert pepper("bot", "register", "mine", "--command", "python mine.py", "--env", "A=1", db=db).returncode == 0
     remote = pepper("bot", "register", "far", "--remote", db=db)
     assert remote.returncode == 0 and len(remote.stdout.splitlines()[1]) >= 20  # the token is printed
+    again = pepper("bot", "token", "far", db=db)  # ... and can be shown again
+    assert again.returncode == 0 and again.stdout.strip() == remote.stdout.splitlines()[1].strip()
+    ghost = pepper("bot", "token", "ghost", db=db)
+    assert ghost.returncode == 2 and "no bot named 'ghost'" in ghost.stderr
     dup = pepper("bot", "register", "mine", "--command", "x", db=db)
     assert dup.returncode == 2 and "already registered" in dup.stderr
     both = pepper("bot", "register", "x", "--command", "x", "--remote", db=db)
@@ -54,8 +59,16 @@ def test_bot_registry_persists_and_errors_are_clear(tmp_path):
     bad = pepper("arena", "run", "--ruleset", "nope", db=db)
     assert bad.returncode == 2 and "unknown ruleset 'nope'" in bad.stderr
     unknown = pepper("arena", "run", "--bots", "random,ghost", "--games", "2", db=db)
-    assert unknown.returncode == 1 and "unknown bot(s): ghost" in unknown.stderr
+    assert unknown.returncode == 2 and "unknown bot(s): ghost" in unknown.stderr
+    for extra in ([], ["--adaptive"]):  # mixed partnerships need 3 bots: said before anything starts
+        mixed = pepper("arena", "run", "--bots", "random,mine", "--lineup", "mixed", *extra, db=db)
+        assert mixed.returncode == 2 and "need at least 3 bots" in mixed.stderr and "Traceback" not in mixed.stderr
     assert pepper("arena", "table", db=tmp_path / "none.db").returncode == 2
+    both = pepper("arena", "table", "--json", "--csv", db=db)
+    assert both.returncode == 2 and "one of --json or --csv" in both.stderr
+    lone = pepper("arena", "table", "--players", "4", db=db)
+    assert lone.returncode == 2 and "--players needs --ruleset" in lone.stderr
+    assert count(db, "SELECT COUNT(*) FROM runs") == 0
 
 
 def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
@@ -227,3 +240,116 @@ def test_a_remote_bot_connects_by_itself(tmp_path):
     assert arena.returncode == 0, out
     assert "waiting for remote bot(s) far (2 connection(s)) to connect to" in out and f"127.0.0.1:{port}" in out
     assert set(table(db)) == {"far", "heuristic"}
+
+
+def test_a_crashing_bot_with_more_games_than_concurrency_does_not_stop_the_arena(tmp_path):
+    """Its processes die again and again while new games are created; those games wait for the restarted
+    processes to reconnect instead of ending the run, and every planned game is stored."""
+    db = tmp_path / "arena.db"
+    assert pepper("bot", "register", "crashy", "--command", f"{sys.executable} {RAW_BOT} crash --after 40",
+                  db=db).returncode == 0
+    run = pepper("arena", "run", "--games", "30", "--concurrency", "8", "--bots", "random,heuristic,crashy",
+                 "--seed", "3", "--quiet", db=db, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert count(db, "SELECT COUNT(*) FROM planned_games") == count(db, "SELECT COUNT(DISTINCT idx) FROM games") == 30
+    assert (tmp_path / "arena-logs" / "bot-crashy.log").read_text().count("crashing on purpose") >= 4  # restarted
+    t = table(db)
+    assert t["crashy"]["crashes"] >= 4 and t["heuristic"]["crashes"] == t["random"]["crashes"] == 0
+    assert t["crashy"]["games"] == 20 and t["crashy"]["rank"] == 3
+    # A forfeited game's replay says how it ended.
+    gid = count(db, "SELECT MIN(id) FROM games WHERE status = 'forfeited'")
+    rep = pepper("arena", "replay", str(gid), db=db)
+    assert rep.returncode == 0 and "Ended: forfeited during deal" in rep.stdout and "(crashy) forfeited" in rep.stdout
+
+
+def test_a_bot_that_stays_down_ends_the_run_with_its_log_and_the_run_resumes(tmp_path):
+    """Started twice (its two processes), then every restart fails: after the bot's limit (here 2 s) the run
+    ends with an error naming the bot and its log's last lines; what was stored stays."""
+    from arena.registry import ensure_sample_bots
+    from arena.runner import ArenaError, RunConfig, run
+    from arena.store import Store
+
+    db = tmp_path / "arena.db"
+    script = tmp_path / "flaky.sh"
+    script.write_text("mkdir start1 2>/dev/null || mkdir start2 2>/dev/null || "
+                      "{ echo 'flaky: cannot start again' >&2; exit 7; }\n"
+                      f"exec {sys.executable} {RAW_BOT} crash --after 30\n")
+    st = Store(db)
+    ensure_sample_bots(st, note=lambda m: None)
+    st.add_bot("flaky", "command", command=f"sh {script}", cwd=str(tmp_path))
+    st.close()
+    cfg = RunConfig(games=20, concurrency=4, bots=["random", "flaky"], db=str(db), log_dir=str(tmp_path / "logs"),
+                    bot_down_s=2.0)
+    t0 = time.time()
+    with pytest.raises(ArenaError) as e:
+        run(cfg)
+    msg = str(e.value)
+    assert re.search(r"bot 'flaky' has had [01] of the 2 live connection\(s\) a game needs", msg), msg
+    assert "flaky: cannot start again" in msg
+    assert "resume" in msg and time.time() - t0 < 60
+    assert count(db, "SELECT COUNT(*) FROM planned_games") == 20 and count(db, "SELECT COUNT(*) FROM games") < 20
+
+
+def test_a_database_failure_mid_run_is_reported_and_the_run_resumes(tmp_path):
+    """A real write failure (a file size limit, which binds root too): one clear line, no traceback, exit 1;
+    the games committed before it stay, and the same command finishes the run counting each game once."""
+    import resource
+
+    db = tmp_path / "arena.db"
+    assert pepper("bot", "list", db=db).returncode == 0  # the database exists, the sample bots registered
+    args = [sys.executable, "-m", "arena.cli", "arena", "run", "--games", "40", "--concurrency", "4",
+            "--bots", "random,heuristic", "--seed", "8", "--quiet", "--db", str(db)]
+
+    def limit_file_size():  # the WAL grows about 30 KB a game: the limit is reached after a few
+        resource.setrlimit(resource.RLIMIT_FSIZE, (400_000, 400_000))
+
+    failed = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                            preexec_fn=limit_file_size)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "cannot write the results database" in failed.stderr and "resume" in failed.stderr
+    assert "Traceback" not in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
+    stored = count(db, "SELECT COUNT(*) FROM games")
+    assert 1 <= stored < 40
+    again = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert again.returncode == 0, again.stderr
+    assert count(db, "SELECT COUNT(*) FROM games") == count(db, "SELECT COUNT(DISTINCT idx) FROM games") == 40
+    assert count(db, "SELECT games FROM ratings WHERE bot = 'heuristic'") == 40
+
+
+def test_adaptive_mode_plans_in_rounds_and_spends_games_where_they_tell_most(tmp_path):
+    """random against two equal heuristic bots: the first round (equal ratings) is a round robin; later
+    rounds, on the ratings as they stand, give most matches to the evenly matched pair. At the default
+    --concurrency, which once planned the whole run in one round."""
+    from arena.runner import ADAPTIVE_ROUND_GAMES
+
+    db = tmp_path / "arena.db"
+    assert pepper("bot", "register", "twin", "--command", "{python} -m sample_bots heuristic", "--cwd", str(ROOT),
+                  db=db).returncode == 0
+    run = pepper("arena", "run", "--games", "80", "--adaptive", "--bots", "random,heuristic,twin", "--seed", "3",
+                 "--quiet", db=db)
+    assert run.returncode == 0, run.stderr
+    assert count(db, "SELECT COUNT(*) FROM planned_games") == count(db, "SELECT COUNT(*) FROM games") == 80
+    with sqlite3.connect(db) as c:
+        by_match = dict(c.execute("SELECT match, seats_json FROM planned_games ORDER BY idx").fetchall())
+    pairs = ["-".join(sorted(set(json.loads(by_match[m])))) for m in sorted(by_match)]
+    first = pairs[:ADAPTIVE_ROUND_GAMES // 2]
+    assert {first.count(p) for p in set(first)} == {len(first) // 3}  # equal ratings: a round robin
+    later = pairs[len(first):]
+    even = later.count("heuristic-twin")
+    assert even > 1.5 * max(later.count("heuristic-random"), later.count("random-twin")), pairs
+
+
+def test_a_ruleset_file_is_played_end_to_end_in_its_own_pool(tmp_path):
+    db = tmp_path / "arena.db"
+    quick = tmp_path / "quick.toml"
+    quick.write_text('extends = "iowa"\nname = "iowa-quick"\ntarget_score = 12\n')
+    run = pepper("arena", "run", "--ruleset", str(quick), "--games", "4", "--bots", "random,heuristic", "--quiet", db=db)
+    assert run.returncode == 0, run.stderr
+    assert "iowa-quick/4p" in run.stdout and set(table(db, "iowa-quick/4p")) == {"random", "heuristic"}
+    assert count(db, "SELECT COUNT(*) FROM games WHERE ruleset = 'iowa-quick' AND status = 'completed'") == 4
+    rep = pepper("arena", "replay", str(count(db, "SELECT MIN(id) FROM games")), db=db)
+    assert rep.returncode == 0 and "Game: iowa-quick" in rep.stdout and "Result:" in rep.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('extends = "iowa"\ntarget = 12\n')
+    out = pepper("arena", "run", "--ruleset", str(bad), "--games", "4", "--bots", "random,heuristic", db=db)
+    assert out.returncode == 2 and "key 'target': unknown key" in out.stderr

@@ -1,12 +1,19 @@
 """Arena core on a real SQLite file: plans, duplicate deals, exactly-once results, TrueSkill pools."""
 
+import json
 import sqlite3
+import sys
+import time
+from collections import Counter
 
 import pytest
 
+from arena import registry
 from arena.ratings import Rater, Rating, pool_name, ranks_from_result
-from arena.schedule import lineups, plan, rotations
-from arena.store import Store, StoreError
+from arena.runner import ADAPTIVE_ROUND_GAMES, Arena, BotProcesses, RunConfig
+from arena.schedule import apportion, lineup_key, lineups, plan, rotations
+from arena.stats import table as stats_table
+from arena.store import Bot, Store, StoreError
 from referee.rules import Game
 
 BOTS = ["random", "heuristic", "montecarlo"]
@@ -123,3 +130,90 @@ def test_store_reports_a_full_disk_clearly(tmp_path):
         st.record_game(big, {"a": Rating()})
     assert st.pending(run) and st.ratings("iowa/4p") == {}  # nothing half-written
     assert isinstance(st.db, sqlite3.Connection)
+
+
+def test_apportion_shares_picks_by_weight_and_round_robins_on_ties():
+    assert apportion(["a", "b", "c"], [1, 1, 1], 6) == ["a", "b", "c", "a", "b", "c"]
+    picks = apportion(["a", "b", "c"], [1, 1, 5], 14)
+    assert [picks.count(x) for x in "abc"] == [2, 2, 10]
+
+
+def test_without_duplicate_deals_the_seats_still_rotate():
+    p = plan(["a", "b"], "iowa", 4, 4, seed=1, duplicate=False)
+    assert [seats[0] for *_, seats in p] == ["a", "b", "a", "b"]
+    ffa = plan(BOTS, "pepper-30", 3, 3, seed=1, duplicate=False)
+    assert sorted(seats[0] for *_, seats in ffa) == sorted(BOTS)
+    # An adaptive run's later rounds carry on from the rotations already played.
+    key = lineup_key(["a", "b", "a", "b"], True)
+    assert plan(["a", "b"], "iowa", 4, 1, seed=1, duplicate=False, played=Counter({key: 1}))[0][4][0] == "b"
+
+
+def test_adaptive_rounds_are_small_and_favour_informative_lineups(tmp_path):
+    """A round is a few dozen games whatever --concurrency says, shared by score: a weak bot's foregone
+    line-ups get few matches (their uncertainty bonus keeps them from none)."""
+    st = Store(tmp_path / "a.db")
+    for name in ("weak", "strong", "twin"):
+        st.add_bot(name, "command", command="x")
+    cfg = RunConfig(games=1000, adaptive=True, bots=["weak", "strong", "twin"], concurrency=2048, db=str(tmp_path / "a.db"))
+    arena = Arena(cfg, st)
+    run, _ = st.find_or_create_run(cfg.run_key(cfg.bots), [])
+    first = arena._next_adaptive(cfg.bots, run)
+    assert first * 2 <= ADAPTIVE_ROUND_GAMES and st.planned_count(run) == first * 2
+    firsts = [tuple(sorted(set(s))) for m, s in {m: s for _, m, _, _, _, s in st.pending(run)}.items()]
+    assert len(set(firsts)) == 3 and max(map(firsts.count, firsts)) - min(map(firsts.count, firsts)) <= 1  # equal ratings
+    with st.tx():
+        st.db.executemany("INSERT INTO ratings VALUES ('iowa/4p', ?, ?, ?, 40)",
+                          [("weak", 8.0, 1.5), ("strong", 33.0, 1.2), ("twin", 32.5, 1.2)])
+    arena._next_adaptive(cfg.bots, run)
+    rows = st.db.execute("SELECT match, seats_json FROM planned_games WHERE run_id = ? AND match >= ?", (run, first))
+    later = [tuple(sorted(set(json.loads(s)))) for m, s in dict(rows.fetchall()).items()]
+    assert later.count(("strong", "twin")) > 3 * max(later.count(("strong", "weak")), later.count(("twin", "weak")))
+    assert later.count(("strong", "weak")) >= 1 and later.count(("twin", "weak")) >= 1
+
+
+def test_average_points_count_completed_games_only(tmp_path):
+    st = Store(tmp_path / "a.db")
+    st.record_game(_game(None, None), {"a": Rating(27, 7), "b": Rating(23, 7)})
+    st.record_game(_game(None, None) | {"status": "forfeited", "scores": [0, 0, 0, 0], "winners": [1, 3]},
+                   {"a": Rating(26, 6), "b": Rating(24, 6)})
+    rows = {r.bot: r for r in stats_table(st, "iowa/4p")}
+    assert rows["a"].games == rows["b"].games == 2
+    assert rows["a"].avg_points == 42 and rows["b"].avg_points == 10
+
+
+def test_node_bot_needs_its_installed_packages(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry.shutil, "which", lambda name: "/usr/bin/node")
+    (tmp_path / "package.json").write_text('{"dependencies": {"@grpc/grpc-js": "1.14.7"}}')
+    assert "make node-bot" in registry.node_missing(tmp_path) and registry.node_command(tmp_path) is None
+    dep = tmp_path / "node_modules" / "@grpc" / "grpc-js"
+    dep.mkdir(parents=True)
+    (dep / "package.json").write_text("{}")
+    assert registry.node_missing(tmp_path) is None and registry.node_command(tmp_path) == "node ."
+    monkeypatch.setattr(registry.shutil, "which", lambda name: None)
+    assert "node is not installed" in registry.node_missing(tmp_path)
+    # The arena's first use of a database notes why the Node bot was skipped, once, and registers the rest.
+    monkeypatch.setattr(registry, "NODE_DIR", tmp_path / "nowhere")
+    notes = []
+    st = Store(tmp_path / "a.db")
+    registry.ensure_sample_bots(st, note=notes.append)
+    assert len(notes) == 1 and "not registered" in notes[0] and {b.name for b in st.bots()} == {"random", "heuristic", "montecarlo"}
+
+
+def test_a_bot_process_that_keeps_dying_is_restarted_with_a_growing_delay(tmp_path):
+    bot = Bot("dies", "command", f"{sys.executable} -c 'raise SystemExit(1)'", str(tmp_path), {}, 1, "t", False)
+    procs = BotProcesses(bot, "127.0.0.1:1", "t", tmp_path, {})
+    try:
+        delays = []
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            procs.procs[0].wait(5)
+            if procs.check():
+                delays.append(procs.delay())
+            time.sleep(0.01)
+        assert 2 <= procs.restarts <= 5, procs.restarts  # 0, 0.25, 0.5 s ... not a hot loop
+        assert delays == sorted(delays) and delays[-1] >= 0.5
+        procs.served()  # it served a game: the next death is restarted at once
+        procs.procs[0].wait(5)
+        assert procs.check() == 1
+    finally:
+        procs.stop()
