@@ -3,7 +3,8 @@
 The first line on stdout is ``listening on HOST:PORT`` (with the real port when
 ``--address`` asks for port 0), so scripts and tests can start it and read
 where it is. SIGTERM or SIGINT drains: running games get ``--drain-timeout``
-seconds to finish, the rest are aborted and recorded, then the server stops.
+seconds to finish, the rest are aborted and recorded (in ``--record-dir``; without
+it, in memory only, so lost at exit: a note on stderr says so), then the server stops.
 """
 
 from __future__ import annotations
@@ -49,7 +50,11 @@ def serve(
     max_faults: int = typer.Option(0, help="faults a seat may commit in one game before it forfeits (0: no limit)"),
     play_forced: bool = typer.Option(False, "--play-forced/--ask-forced",
                                      help="play a seat's only legal action without asking it (games may override)"),
-    unknown_request: str = typer.Option("reject", help="answers to unknown request ids: reject or disconnect"),
+    unknown_request: str = typer.Option(
+        "reject", help="answers to unknown request ids or naming the wrong game: reject (with a notice) or disconnect"),
+    unknown_request_limit: int = typer.Option(
+        ServerConfig.unknown_request_limit, help="with --unknown-request reject: drop a connection that sends more "
+        "than this many answers to unknown request ids or the wrong game (0: never)"),
     max_batch: int = typer.Option(256, help="most requests in one batch, whatever a bot asks for"),
     max_message_bytes: int = typer.Option(4 * 1024 * 1024, help="largest message accepted from a client"),
     max_games: int = typer.Option(100_000, help="most games running at once"),
@@ -80,7 +85,8 @@ def serve(
                         on_timeout=on_timeout, on_disconnect=on_disconnect, max_faults=max_faults,
                         play_forced=play_forced)
         cfg = ServerConfig(address=address, control_token=token, bot_tokens=tokens, policy=policy,
-                           unknown_request=unknown_request, max_batch=max_batch, default_batch=min(64, max_batch),
+                           unknown_request=unknown_request,
+                           unknown_request_limit=unknown_request_limit, max_batch=max_batch, default_batch=min(64, max_batch),
                            max_receive_bytes=max_message_bytes, max_games=max_games, shared_seats=shared_seats,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
                            record_dir=str(record_dir) if record_dir else None)
@@ -106,6 +112,9 @@ async def _serve(cfg: ServerConfig, drain_timeout: float, generated: bool) -> No
     print(f"listening on {srv.address}", flush=True)
     if generated:
         print(f"control token: {cfg.control_token}", file=sys.stderr, flush=True)
+    if not cfg.record_dir:
+        print("note: no --record-dir: results are kept in memory only; games aborted at shutdown (and every other "
+              "result) are lost when the server exits", file=sys.stderr, flush=True)
     await stop.wait()
     finished, aborted = await srv.shutdown(drain_timeout)
     print(f"stopped: {finished} games finished while draining, {aborted} aborted", file=sys.stderr, flush=True)

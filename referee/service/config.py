@@ -45,8 +45,9 @@ class ServerConfig:
     control_token: str = ""
     bot_tokens: dict[str, str] = field(default_factory=dict)   # bot name -> token
     policy: Policy = field(default_factory=Policy)
-    unknown_request: str = "reject"   # answers to unknown request ids: reject with a notice, or drop the connection
-    unknown_request_limit: int = 1000  # with "reject": drop the connection after this many (0: never)
+    unknown_request: str = "reject"   # answers to unknown request ids or naming the wrong game: reject with a notice,
+                                      # or drop the connection at once
+    unknown_request_limit: int = 1000  # with "reject": drop a connection that sends more than this many (0: never)
     max_batch: int = 256               # cap on a bot's requested batch size
     default_batch: int = 64            # batch size for a bot that asks for 0
     max_receive_bytes: int = 4 * 1024 * 1024
@@ -61,6 +62,8 @@ class ServerConfig:
     def __post_init__(self):
         if self.unknown_request not in UNKNOWN_REQUEST_POLICIES:
             raise ValueError(f"unknown_request: {self.unknown_request!r} (allowed: {', '.join(UNKNOWN_REQUEST_POLICIES)})")
+        if self.unknown_request_limit < 0:
+            raise ValueError(f"unknown_request_limit (--unknown-request-limit) must be >= 0 (0: no limit), got {self.unknown_request_limit}")
         if bool(self.tls_cert) != bool(self.tls_key):
             raise ValueError("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
         if not 1 <= self.default_batch <= self.max_batch:

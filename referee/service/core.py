@@ -243,6 +243,7 @@ class GameRun:
         self.started = time.time()
         self.ended: float | None = None
         self.faults: list[control_pb2.Fault] = []
+        self.public_faults: list[control_pb2.Fault] = []   # the same, as shown while the game runs (see fault)
         self.pending: Pending | None = None
         self.decisions = 0
         self.watchers: list[asyncio.Queue] = []
@@ -510,22 +511,26 @@ class Referee:
         now = time.perf_counter()
         fl = conn.in_flight
         for ans in answers:
+            if conn.closed:     # dropped by the unknown-request policy: the rest of the batch is moot
+                return
             rid = ans.request_id
             p = fl.get(rid)
             if p is None:
-                why = conn.closed_ids.get(rid)
+                # A closed id gets its STALE notice once and is then forgotten: a repeat is unknown and counts
+                # towards the limit, so repeating one stale id cannot flood the outbox with notices.
+                why = conn.closed_ids.pop(rid, None)
                 if why is not None:
                     conn.stale += 1
                     conn.notice(bot_pb2.NOTICE_CODE_STALE_REQUEST, rid, "",
                                 f"request {rid} is closed ({why}); the answer was ignored")
                 else:
-                    self._unknown(conn, rid, f"no open request {rid} on this connection; the answer was ignored")
+                    self._unknown(conn, bot_pb2.NOTICE_CODE_UNKNOWN_REQUEST, rid, "",
+                                  f"no open request {rid} on this connection; the answer was ignored")
                 continue
             run = p.run
             if ans.game_id and ans.game_id != run.id:
-                conn.unknown += 1
-                conn.notice(bot_pb2.NOTICE_CODE_WRONG_GAME, rid, ans.game_id,
-                            f"request {rid} belongs to game {run.id!r}, not {ans.game_id!r}; the answer was ignored")
+                self._unknown(conn, bot_pb2.NOTICE_CODE_WRONG_GAME, rid, ans.game_id,
+                              f"request {rid} belongs to game {run.id!r}, not {ans.game_id!r}; the answer was ignored")
                 continue
             del fl[rid]
             conn.remember(rid, "answered")
@@ -558,12 +563,19 @@ class Referee:
             log.exception("game %s: internal error", run.id)
             self._finish(run, ABORTED, f"internal error: {e!r}")
 
-    def _unknown(self, conn: Connection, rid: int, msg: str) -> None:
+    def _unknown(self, conn: Connection, code: int, rid: int, game_id: str, msg: str) -> None:
+        """Refuse an answer to a request this connection cannot answer (unknown id, or the wrong game),
+        and apply the server's unknown-request policy: such answers are refused with a notice, and the
+        connection is dropped at once (``disconnect``) or after ``unknown_request_limit`` of them."""
         conn.unknown += 1
-        conn.notice(bot_pb2.NOTICE_CODE_UNKNOWN_REQUEST, rid, "", msg)
         cfg = self.config
-        if cfg.unknown_request == "disconnect" or (cfg.unknown_request_limit and conn.unknown > cfg.unknown_request_limit):
-            self.disconnect(conn, f"answered unknown request ids ({conn.unknown})")
+        drop = cfg.unknown_request == "disconnect" or (cfg.unknown_request_limit and conn.unknown > cfg.unknown_request_limit)
+        if drop:
+            limit = "" if cfg.unknown_request == "disconnect" else f", more than the limit of {cfg.unknown_request_limit}"
+            msg += f"; connection closed: {conn.unknown} answer(s) to unknown request ids or the wrong game{limit}"
+        conn.notice(code, rid, game_id, msg)
+        if drop:
+            self.disconnect(conn, f"answered unknown request ids or the wrong game ({conn.unknown} times)")
 
     def _apply(self, run: GameRun, action: int) -> None:
         try:
@@ -589,8 +601,13 @@ class Referee:
         sr = run.seats[seat]
         sr.faults[kind] += 1
         policy = run.policy.for_fault(kind)
+        # While the game runs, control clients see the fault without what could show the seat's cards:
+        # an illegal or malformed answer's detail lists the legal actions (cards it holds).
+        public = detail if kind in ("timeout", "disconnect") else \
+            f"{kind} answer (the answer and the legal actions are shown once the game is over)"
         if run.policy.max_faults and sum(sr.faults.values()) > run.policy.max_faults and policy == "fallback":
-            policy, detail = "forfeit", f"{detail} (more than {run.policy.max_faults} faults)"
+            more = f" (more than {run.policy.max_faults} faults)"
+            policy, detail, public = "forfeit", detail + more, public + more
         g = run.game
         fallback = ""
         if policy == "fallback":
@@ -600,8 +617,15 @@ class Referee:
                 run.reroute()
             if p is not None or (kind == "disconnect" and g.to_act == seat):
                 fallback = str(g.legal_actions()[0])
-        run.faults.append(control_pb2.Fault(seat=seat, kind=_FAULT_ENUM[kind], request_id=p.rid if p else 0, deal=g.deal_number,
-                                         detail=detail, policy=_POLICY_ENUM[policy], fallback_action=fallback))
+        f = control_pb2.Fault(seat=seat, kind=_FAULT_ENUM[kind], request_id=p.rid if p else 0, deal=g.deal_number,
+                              detail=detail, policy=_POLICY_ENUM[policy], fallback_action=fallback)
+        run.faults.append(f)
+        pf = control_pb2.Fault()
+        pf.CopyFrom(f)
+        pf.detail = public
+        if fallback.startswith(("give ", "discard ")) and fallback != "give none":
+            pf.fallback_action = ""    # a card passed or discarded face down
+        run.public_faults.append(pf)
         if sr.conn is not None and kind != "disconnect" and p is not None:
             code = _NOTICE[kind]
             sr.conn.notice(code, p.rid, run.id, f"{kind}: {detail}; policy {policy}" + (f": played {fallback}" if fallback else ""),
@@ -692,11 +716,14 @@ class Referee:
             game_id=run.id, status=run.status, ruleset=g.ruleset.name, players=g.players, seats=seats, scores=g.scores,
             winners=run.winners, winning_seats=run.winning_seats,
             draw=run.status == COMPLETED and g.outcome is not None and g.outcome.draw,
-            reason=run.reason, deals=len(g.deals), duration_s=end - run.started, faults=run.faults,
-            decisions=run.decisions, seed=run.seed)
-        if full:
-            r.record_json = json.dumps(g.record())
-            if run.over:
+            reason=run.reason, deals=len(g.deals), duration_s=end - run.started,
+            faults=run.faults if run.over else run.public_faults, decisions=run.decisions)
+        # While the game runs, nothing that shows the deal: the seed and the record (seed, explicit decks)
+        # rebuild every hand. (CreateGameResponse gives the seed to the game's creator.)
+        if run.over:
+            r.seed = run.seed
+            if full:
+                r.record_json = json.dumps(g.record())
                 r.full_state_json = json.dumps(g.full_state())
         return r
 

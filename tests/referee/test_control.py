@@ -21,7 +21,7 @@ from referee.gen.pepper.v1 import bot_pb2, bot_pb2_grpc, control_pb2, game_pb2
 
 pytestmark = pytest.mark.xdist_group("referee-control")
 
-BOTS = {"amy": "amy-token-0001", "ben": "ben-token-0002"}
+BOTS = {"amy": "amy-token-0001", "ben": "ben-token-0002", "rogue": "rogue-token-003", "sloth": "sloth-token-04"}
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +136,44 @@ def test_wait_game_answers_once_the_game_is_over(served):
     assert json.loads(res.record_json)["outcome"]["deals"] == res.deals >= 1
     assert code_of(lambda: served.control.WaitGame(control_pb2.WaitGameRequest(game_id="nope"), metadata=served.md))[0] \
         == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_running_game_shows_nothing_of_the_deal_to_control_clients(served):
+    """GetGame / ListGames on a running game: no seed, no record (both rebuild every hand), no hidden cards, and
+    a fault without the legal actions its detail lists; once the game is over all of it is there and replays."""
+    from referee.rules import Game
+
+    rogue = served.bot("rogue", "--mode", "illegal", "--after", "0", "--count", "1")
+    sloth = served.bot("sloth", "--mode", "sleep", "--sleep-s", "1.0", "--after", "0", "--count", "1")
+    try:
+        # first_dealer 3: seat 0 (rogue: one illegal bid) acts first, then seat 1 (sloth) holds the game for 1 s
+        gid = served.create(["rogue", "sloth", "amy", "ben"], "iowa", deal_cap=2, seed=77, first_dealer=3,
+                            policy=control_pb2.GamePolicy(deadline_ms=20_000))
+        seen = 0
+        while True:
+            res = served.get(gid)
+            listed = [g for g in served.control.ListGames(control_pb2.ListGamesRequest(), metadata=served.md).games
+                      if g.game_id == gid]
+            if status_name(res.status) != "GAME_STATUS_RUNNING":
+                break
+            for r in (res, *listed):
+                assert r.seed == 0 and not r.record_json and not r.full_state_json, r
+                assert all("legal:" not in f.detail for f in r.faults), list(r.faults)
+            seen += bool(res.faults)
+            time.sleep(0.05)
+        assert seen >= 3, "the game was not seen running after the fault"
+        res = served.wait_games([gid])[gid]
+        assert status_name(res.status) == "GAME_STATUS_COMPLETED" and res.seed == 77
+        [fault] = res.faults
+        assert fault.seat == 0 and "legal:" in fault.detail and fault.fallback_action
+        assert json.loads(res.full_state_json)["decks"]
+        g = Game.from_record(json.loads(res.record_json))
+        assert g.is_over and g.seed == 77 and list(g.outcome.scores) == list(res.scores) and len(g.history) == res.decisions
+        waited = served.control.WaitGame(control_pb2.WaitGameRequest(game_id=gid), metadata=served.md).result
+        assert waited.seed == 77 and waited.record_json == res.record_json
+    finally:
+        rogue.stop()
+        sloth.stop()
 
 
 def test_a_bot_without_a_live_connection_cannot_be_seated(served):
@@ -258,6 +296,7 @@ def test_cli_reports_bad_options_and_prints_the_bound_address(tmp_path):
         line = p.stdout.readline()
         assert line.startswith("listening on 127.0.0.1:") and int(line.rsplit(":", 1)[1]) > 0
         assert p.stderr.readline().startswith("control token: ")   # generated when none is given
+        assert "--record-dir" in p.stderr.readline()                 # results live in memory only: say so
     finally:
         p.send_signal(signal.SIGINT)
         assert p.wait(timeout=20) == 0

@@ -212,3 +212,54 @@ def test_server_wide_disconnect_policy_for_unknown_request_ids(tmp_path):
         assert bot.summary()["notices"]["NOTICE_CODE_UNKNOWN_REQUEST"] >= 1
     finally:
         s.close()
+
+
+def test_unknown_request_limit_drops_only_the_offending_connections(tmp_path):
+    """With --unknown-request-limit 20, a bot guessing other connections' request ids, one naming the wrong game
+    and one repeating closed ids are each dropped at the 21st such answer; each got a bounded number of notices
+    (a closed id is noticed as stale once, then it is unknown), and the other bots' games carry on unaffected."""
+    from test_audit import read_record
+
+    limit = 20
+    bad = {"guess": "guess", "wronggame": "wrong-game", "stale": "stale"}
+    s = Server(tmp_path, "--unknown-request-limit", str(limit), bots={n: TOKENS.get(n, f"{n}-token-xyz") for n in [*GOOD, *bad]})
+    try:
+        goods = [s.bot("good1"), s.bot("good2")]
+        bots = {name: s.bot(name, "--mode", mode, record=name == "wronggame") for name, mode in bad.items()}
+
+        def make():
+            # long games (deal cap 20): each bad bot is asked far more than `limit` times unless it is dropped
+            return [s.create([name, "good1", "good2", "good1"], "iowa", deal_cap=20, seed=60 + i) for i, name in enumerate(bad)]
+
+        results = dict(zip(bad, with_controls(s, make, n_controls=4)))
+        for name, res in results.items():
+            assert status_name(res.status) == "GAME_STATUS_FORFEITED", (name, res.reason)
+            assert res.seats[0].faults.disconnect == 1 and "disconnect" in res.reason
+            assert seat_status_name(res.seats[0].status) == "SEAT_STATUS_FORFEITED"
+            assert all(seat_status_name(x.status) == "SEAT_STATUS_OK" for x in res.seats[1:])
+        summaries = {}
+        for name, b in bots.items():
+            assert b.proc.wait(timeout=20) == 0, name    # the server ended its stream
+            summaries[name] = b.summary()
+        s.wait_connections("guess", n=0)
+        guess, wrong, stale = summaries["guess"]["notices"], summaries["wronggame"]["notices"], summaries["stale"]["notices"]
+        assert guess["NOTICE_CODE_UNKNOWN_REQUEST"] == limit + 1
+        assert guess.get("NOTICE_CODE_STALE_REQUEST", 0) <= summaries["guess"]["decisions"]   # its own closed ids, once each
+        assert wrong == {"NOTICE_CODE_WRONG_GAME": limit + 1} and summaries["wronggame"]["decisions"] == limit + 1
+        # each answer repeated twice: the first repeat is stale, the second unknown
+        assert stale == {"NOTICE_CODE_STALE_REQUEST": limit + 1, "NOTICE_CODE_UNKNOWN_REQUEST": limit + 1}
+        last = [it.notice for m in read_record(bots["wronggame"].record) if m.WhichOneof("message") == "batch"
+                for it in m.batch.items if it.WhichOneof("item") == "notice"][-1]
+        assert "connection closed" in last.message and f"limit of {limit}" in last.message, last.message
+        # the good bots kept their connections and were refused nothing, but for an answer to a request
+        # withdrawn when a bad bot's forfeit ended the game (at most one per bad game)
+        listed = {b.name: b for b in s.control.ListBots(control_pb2.ListBotsRequest(), metadata=s.md).bots}
+        assert listed["good1"].connections == listed["good2"].connections == 1
+        cancelled = 0
+        for g in goods:
+            summary = g.stop()
+            assert set(summary["notices"]) <= {"NOTICE_CODE_CANCELLED"} and summary["decisions"] > 0, summary
+            cancelled += summary["notices"].get("NOTICE_CODE_CANCELLED", 0)
+        assert cancelled <= len(bad)
+    finally:
+        s.close()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 
 import pytest
@@ -105,23 +107,40 @@ def test_spectator_stream_hides_private_events_until_over(served):
 
 
 def test_a_thousand_concurrent_games_over_four_connections(tmp_path):
-    """1,000 games started at once, multiplexed over 4 bot processes (2 per bot name)."""
+    """1,000 games running at once, multiplexed over 4 bot processes (2 per bot name).
+
+    Bots answer faster than games can be created, so the bot processes are paused (SIGSTOP)
+    while the games are created (long deadline: nothing times out meanwhile), the server is seen
+    holding all 1,000 running, then the bots resume and every game must finish cleanly.
+    """
     from referee_harness import Server
 
     s = Server(tmp_path, bots={"x": "x-token-0001", "y": "y-token-0002"})
+    procs = []
     try:
-        for name in ("x", "y", "x", "y"):
-            s.bot(name, "--batch", "128", wait=False)
+        procs = [s.bot(name, "--batch", "128", wait=False).proc for name in ("x", "y", "x", "y")]
         s.wait_connections("x", n=2)
         s.wait_connections("y", n=2)
         cases = [("iowa", 4), ("bid-euchre", 4), ("pepper-30", 3), ("five-handed", 5)]
-        t0 = time.time()
-        ids = []
+        policy = control_pb2.GamePolicy(deadline_ms=120_000)
+        reqs = []
         for i in range(1000):
             rs, n = cases[i % 4]
-            ids.append(s.create([("x", "y")[(i + k) % 2] for k in range(n)], rs, deal_cap=2, seed=i))
+            reqs.append(control_pb2.CreateGameRequest(
+                ruleset_json=json.dumps({"extends": rs, "deal_cap": 2}), players=n,
+                seats=[("x", "y")[(i + k) % 2] for k in range(n)], seed=i, policy=policy))
+        for p in procs:
+            os.kill(p.pid, signal.SIGSTOP)
+        t0 = time.time()
+        ids = s.create_many(reqs)
+        running = s.control.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING), metadata=s.md).games
+        assert len(running) == 1000 and {g.game_id for g in running} == set(ids)
         bots = {b.name: b for b in s.control.ListBots(control_pb2.ListBotsRequest(), metadata=s.md).bots}
         assert bots["x"].connections == 2 and bots["y"].connections == 2
+        # every seat of every game is held by one of the 4 connections
+        assert bots["x"].active_seats + bots["y"].active_seats == sum(len(r.seats) for r in reqs)
+        for p in procs:
+            os.kill(p.pid, signal.SIGCONT)
         results = s.wait_games(ids, timeout=180)
         elapsed = time.time() - t0
         conns = set()
@@ -131,12 +150,15 @@ def test_a_thousand_concurrent_games_over_four_connections(tmp_path):
             conns.update(seat.connection_id for seat in res.seats)
         assert len(conns) == 4  # the seats were spread over every connection
         decisions = sum(r.decisions for r in results.values())
-        print(f"1000 games, {decisions} decisions in {elapsed:.1f}s ({decisions / elapsed:.0f}/s)")
+        print(f"1000 games at once, {decisions} decisions in {elapsed:.1f}s ({decisions / elapsed:.0f}/s)")
         sample = [results[g] for g in ids[:40]]
         for res in sample:
             check_replays(res)
         assert all(status_name(r.status) == "GAME_STATUS_COMPLETED" for r in results.values())
     finally:
+        for p in procs:
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGCONT)   # a stopped bot would not act on the SIGTERM that closes it
         s.close()
 
 

@@ -19,6 +19,7 @@ Misbehaviour (``--mode``), for decisions number ``--after`` .. ``--after + --cou
     unknown     also answer a request id that was never issued
     guess       also answer neighbouring request ids (other connections' seats)
     wrong-game  first answer naming another game (rejected), then the real answer
+    stale       answer, then send that answer twice more with the next AnswerBatch (closed ids)
 
 ``--record FILE`` appends every message received (4-byte big-endian length +
 serialized ConnectResponse) for audits; ``--summary FILE`` writes JSON counts at exit.
@@ -71,6 +72,7 @@ class Bot:
         self.out: queue.Queue = queue.Queue()
         self.record = open(a.record, "ab") if a.record else None
         self.lock = threading.Lock()
+        self.repeat: list = []          # --mode stale: answers to send again with the next AnswerBatch
 
     def count(self, key: str, d: dict | None = None) -> None:
         d = self.counts if d is None else d
@@ -96,6 +98,7 @@ class Bot:
         mode = self.a.mode
         own = {it.request.request_id for it in batch.items if it.WhichOneof("item") == "request"}
         delay = 0.0
+        repeats, self.repeat = self.repeat, []
         self.count("batches")
         for it in batch.items:
             kind = it.WhichOneof("item")
@@ -148,8 +151,13 @@ class Bot:
             elif mode == "wrong-game":
                 answers.append(bot_pb2.Answer(request_id=r.request_id, action=legal[0], game_id=r.game_id + "-other"))
                 answers.append(bot_pb2.Answer(request_id=r.request_id, action=self.rng.choice(legal), game_id=r.game_id))
+            elif mode == "stale":
+                answers.append(bot_pb2.Answer(request_id=r.request_id, action=self.rng.choice(legal)))
+                self.repeat.append(answers[-1])
             else:
                 raise SystemExit(f"unknown mode {mode}")
+        if repeats:
+            answers = repeats + repeats + answers
         if delay:
             time.sleep(delay)
         if answers:
@@ -208,7 +216,7 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--mode", default="ok", choices=["ok", "illegal", "malformed", "bad-index", "sleep", "hang", "crash",
-                                                     "unknown", "guess", "wrong-game"])
+                                                     "unknown", "guess", "wrong-game", "stale"])
     ap.add_argument("--after", type=int, default=0)
     ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--sleep-s", type=float, default=1.0)

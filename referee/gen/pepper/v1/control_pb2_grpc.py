@@ -118,7 +118,8 @@ class ControlServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetGame(self, request, context):
-        """Fetches one game's result with its record.
+        """Fetches one game's result; once the game is over, with its record.
+        While it runs nothing that shows the deal is sent (see GameResult).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
