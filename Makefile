@@ -37,7 +37,7 @@ node-bot:
 		fi; \
 	fi
 
-install: $(STAMP) ## create .venv and install the project with its test extras
+install: $(STAMP) node-bot ## create .venv and install the project with its test extras (and the Node bot's packages where node is installed)
 
 test: install checkgenerate ## run the whole test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
