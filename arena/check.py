@@ -21,7 +21,15 @@ environment, and drives it through a list of checks:
 * ``large batches``: 64 games at once, so requests arrive in big batches;
 * ``game start and end``: games back to back;
 * ``protocol``: every answer named a request that was open;
-* ``shutdown``: the bot exits on SIGTERM.
+* ``shutdown``: the bot exits on SIGTERM;
+* ``policy``: the bot's own policy chose every answer. The Python SDK (and the
+  Node sample bot) never send an illegal answer: when ``decide()`` raises or
+  returns something that is not legal they log it and play the first legal
+  action instead, which the other checks cannot see. This check reads the
+  bot's output (its stdout and stderr, kept in the bot log) for the SDK's
+  ``[policy error N, fallbacks F]`` lines and its exit summary (``F fallbacks,
+  N policy errors``; see sample_bots/sdk/runner.py), and the Node bot's
+  ``strategy failed`` / ``not legal`` lines, and fails when there are any.
 
 Each forced situation is verified from the finished games' records (replayed
 with the rules engine), so a check that passes really exercised it. A check
@@ -29,6 +37,9 @@ fails with a reason: ``crash`` (the process exited), ``timeout``, ``illegal
 action``, ``protocol error`` (malformed answers, answers to requests that were
 not open, no valid Hello), ``connection lost``, or ``error``. After a crash or
 a timeout the remaining checks are skipped (``--keep-going`` runs them).
+
+``{python}`` in COMMAND stands for the arena's own interpreter, as in
+``pepper bot register --command`` (see arena/registry.py).
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ import json
 import logging
 import os
 import random
+import re
 import secrets
 import shlex
 import shutil
@@ -48,6 +60,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .registry import expand
 
 __all__ = ["CheckOptions", "run_check"]
 
@@ -607,6 +621,44 @@ def build_checks() -> list[Check]:
 # ----------------------------------------------------------------------------- running
 _POLICY = {"fallback": 1, "forfeit": 2, "abort": 3}
 
+# The Node sample bot (sample_bots/node/lib/client.js): one line per fallback, and its summary.
+_NODE_FALLBACK_RE = re.compile(r"request \d+: strategy (?:failed: |chose .*, not legal; playing )")
+_NODE_SUMMARY_RE = re.compile(r"\d+ decisions \((\d+) fallbacks\)")
+_MISSING_MODULE_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'")
+_SDK_HINT = "does the script start the SDK (`main(MyBot())` under `if __name__ == '__main__':`)?"
+_PYTHON_HINT = f"is this the project's Python? use {{python}} or .venv/bin/python (the checker runs {sys.executable})"
+
+
+@dataclass
+class PolicyErrors:
+    """What the bot's output says about its policy's failures."""
+
+    fallbacks: int = 0            # decide() raised or answered a non-legal action: the first legal action was played
+    hook_errors: int = 0          # on_game_start / on_event / on_game_end raised (Python SDK)
+    examples: list[str] = field(default_factory=list)   # the first such lines
+
+    @classmethod
+    def scan(cls, lines: list[str]) -> PolicyErrors:
+        from sample_bots.sdk.runner import POLICY_ERROR_RE, SUMMARY_RE
+
+        sdk_fb = sdk_errors = node_lines = node_fb = 0
+        examples: list[str] = []
+        for line in lines:
+            m = POLICY_ERROR_RE.search(line)
+            if m:
+                sdk_errors, sdk_fb = max(sdk_errors, int(m[1])), max(sdk_fb, int(m[2]))
+            elif _NODE_FALLBACK_RE.search(line):
+                node_lines += 1
+            else:
+                if (m := SUMMARY_RE.search(line)):
+                    sdk_fb, sdk_errors = max(sdk_fb, int(m[1])), max(sdk_errors, int(m[2]))
+                if (m := _NODE_SUMMARY_RE.search(line)):
+                    node_fb = max(node_fb, int(m[1]))
+                continue
+            if len(examples) < 3:
+                examples.append(line)
+        return cls(sdk_fb + max(node_lines, node_fb), max(0, sdk_errors - sdk_fb), examples)
+
 
 class Checker:
     def __init__(self, command: list[str], opts: CheckOptions):
@@ -622,6 +674,8 @@ class Checker:
         self.log_records: list[str] = []
         self.tmp = Path(tempfile.mkdtemp(prefix="pepper-check-"))
         self.bot_log = self.tmp / "bot.log"
+        self.tee: asyncio.Task | None = None   # -v: copies the bot's output to the log and to the screen
+        self.policy_examples: list[str] = []
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -661,9 +715,29 @@ class Checker:
         env = dict(os.environ, PEPPER_REFEREE=self.address, PEPPER_TOKEN=self.bot_token, PEPPER_BOT_NAME=self.o.name,
                    PYTHONUNBUFFERED="1")
         self.logf = open(self.bot_log, "wb")
-        out = None if self.o.verbose else self.logf
+        if not self.o.verbose:
+            self.proc = await asyncio.create_subprocess_exec(*self.command, env=env, stdin=asyncio.subprocess.DEVNULL,
+                                                             stdout=self.logf, stderr=self.logf, start_new_session=True)
+            return
+        # -v shows the bot's output, and the log still gets it (the policy check and the hints read it).
         self.proc = await asyncio.create_subprocess_exec(*self.command, env=env, stdin=asyncio.subprocess.DEVNULL,
-                                                         stdout=out, stderr=out, start_new_session=True)
+                                                         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                         start_new_session=True)
+        self.tee = asyncio.create_task(self._tee(self.proc.stdout))
+
+    async def _tee(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            self.logf.write(line)
+            self.logf.flush()
+            self.say(line.decode(errors="replace").rstrip("\n"))
+
+    async def _drain_tee(self, timeout: float = 2.0) -> None:
+        """With -v: wait until the bot's output so far is in the log (the pipe closes when the bot exits)."""
+        if self.tee is not None and self.proc is not None and self.proc.returncode is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self.tee), timeout)
+            except TimeoutError:
+                pass
 
     def exited(self) -> bool:
         if self.proc is None:
@@ -678,6 +752,37 @@ class Checker:
         how = f"killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with code {rc}"
         return f"crash: the bot {how}"
 
+    def startup_hint(self) -> str:
+        """Why a bot may have died before connecting, from its exit code and the end of its output ("" if unclear)."""
+        for line in reversed(self.tail(40)):
+            m = _MISSING_MODULE_RE.search(line)
+            if m:
+                top = m[1].split(".")[0]
+                try:
+                    import importlib.util
+
+                    ours = importlib.util.find_spec(top) is not None
+                except (ImportError, ValueError):
+                    ours = False
+                if ours:   # the checker's Python has it: the bot runs another one
+                    return f" ({m[0]}): {_PYTHON_HINT}"
+                return (f" ({m[0]}): is it installed for the bot's Python, and is the bot started from its own folder? "
+                        f"(the project's Python: {{python}} or .venv/bin/python)")
+        if self.exit_code == 0:
+            return f": {_SDK_HINT}"
+        return ""
+
+    def launch_hint(self, e: OSError) -> str:
+        """A hint for a command that cannot be started."""
+        prog = self.command[0]
+        if prog.endswith(".py"):
+            return f" (run a Python file with an interpreter: pepper bot check -- {{python}} {shlex.join(self.command)})"
+        if isinstance(e, FileNotFoundError) and Path(prog).name.startswith("python"):
+            return f" (use {{python}}, the checker's own interpreter {sys.executable}, or .venv/bin/python)"
+        if isinstance(e, FileNotFoundError) and os.sep not in prog:
+            return f" (is {prog} installed and on PATH?)"
+        return ""
+
     # -- checks -----------------------------------------------------------------
     async def check_connect(self) -> Check:
         c = Check("connect", [], what="the bot starts and connects with a valid Hello")
@@ -687,7 +792,8 @@ class Checker:
                 c.status, c.reason = "pass", f"connected after {time.monotonic() - t0:.1f} s"
                 return c
             if self.exited():
-                c.status, c.reason = "fail", self.crash_reason() + " before connecting"
+                await self._drain_tee()
+                c.status, c.reason = "fail", self.crash_reason() + " before connecting" + self.startup_hint()
                 return c
             await asyncio.sleep(0.05)
         c.status = "fail"
@@ -877,6 +983,31 @@ class Checker:
             c.status, c.reason = "fail", "the bot was still running 10 s after SIGTERM"
         return c
 
+    async def check_policy(self) -> Check:
+        """After the shutdown (the SDK logs its summary on exit): did the SDK fall back for the bot's policy?"""
+        c = Check("policy: decide() chose every answer", [], wave=3,
+                  what="decide() never raised or answered a non-legal action (which the SDK replaces by the first "
+                       "legal action and logs as [policy error N, fallbacks F])")
+        await self._drain_tee()
+        try:
+            lines = self.bot_log.read_text(errors="replace").splitlines()
+        except OSError as e:
+            c.status, c.reason = "fail", f"error: cannot read the bot's output {self.bot_log}: {e}"
+            return c
+        pe = PolicyErrors.scan(lines)
+        self.policy_examples = pe.examples
+        why = []
+        if pe.fallbacks:
+            why.append(f"decide() failed {pe.fallbacks} times (raised or returned a non-legal action; "
+                       f"the SDK played the first legal action instead)")
+        if pe.hook_errors:
+            why.append(f"on_game_start/on_event/on_game_end raised {pe.hook_errors} times (the SDK logged and ignored it)")
+        if why:
+            c.status, c.reason = "fail", "policy error: " + "; ".join(why) + f": see {self.bot_log}"
+        else:
+            c.status, c.reason = "pass", "no policy errors in the bot's output"
+        return c
+
     # -- output -----------------------------------------------------------------
     def show(self, c: Check) -> None:
         self.say(f"{c.status.upper():4}  {c.name:<40} {c.reason}")
@@ -926,7 +1057,7 @@ class Checker:
             try:
                 await self.launch()
             except OSError as e:
-                self.say(f"error: cannot start {shlex.join(self.command)}: {e}")
+                self.say(f"error: cannot start {shlex.join(self.command)}: {e}{self.launch_hint(e)}")
                 return 2
             t0 = time.monotonic()
             done: list[Check] = []
@@ -946,9 +1077,9 @@ class Checker:
                 for c in batch:
                     self.show(c)
                 done += batch
-            for fn in (self.check_protocol, self.check_shutdown):
+            for fn in (self.check_protocol, self.check_shutdown, self.check_policy):
                 c = await fn()
-                if fn == self.check_protocol and conn.status != "pass":
+                if fn != self.check_shutdown and conn.status != "pass":
                     c.status, c.reason = "skip", "the bot never connected"
                 self.show(c)
                 done.append(c)
@@ -965,7 +1096,14 @@ class Checker:
                      + (f", {len(skipped)} skipped" if skipped else "") + f" in {elapsed:.1f} s")
             if failed:
                 self.say(f"the bot's output: {self.bot_log}")
-                for line in self.tail():
+                tail = self.tail()
+                first = [ln for ln in self.policy_examples if ln not in tail]
+                if first:
+                    self.say("its first policy errors:")
+                    for line in first:
+                        self.say(f"  | {line if len(line) <= 300 else line[:297] + '...'}")
+                    self.say("the end of its output:")
+                for line in tail:
                     self.say(f"  | {line}")
             self.write_report(done, elapsed)
             self.passed = not failed
@@ -1002,6 +1140,8 @@ class Checker:
             await self.channel.close()
         if hasattr(self, "srv"):
             await self.srv.shutdown(drain_s=0, grace_s=0.5)
+        if self.tee is not None:
+            self.tee.cancel()
         if hasattr(self, "logf"):
             self.logf.close()
         if getattr(self, "passed", False):   # keep the bot's log only when something failed
@@ -1022,6 +1162,7 @@ def run_check(command: list[str], opts: CheckOptions | None = None) -> int:
     opts = opts or CheckOptions()
     if len(command) == 1 and " " in command[0].strip():
         command = shlex.split(command[0])
+    command = [expand(a) for a in command]   # {python}: this interpreter, as for `pepper bot register --command`
     if not command:
         print("error: give the bot's command after --, e.g. pepper bot check -- python mybot.py", file=sys.stderr)
         return 2

@@ -4,6 +4,7 @@
     pepper bot run mypkg.mybot:MyBot ...        a module path (from the current directory or installed)
     pepper bot run heuristic ...                a sample bot: random, heuristic or montecarlo
     pepper bot check -- python mybot.py         the conformance checker (see arena/check.py)
+    pepper bot check -- {python} mybot.py       ... with the arena's own Python ({python}, as in `bot register`)
 
 TARGET is ``FILE.py[:NAME]`` or ``MODULE[:NAME]``; NAME is a Bot subclass, any
 class or object with ``decide(view)``, or a function ``decide(view)``. Without
@@ -124,7 +125,7 @@ def run(
 
 @app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
 def check(
-    command: Annotated[list[str], typer.Argument(help="the bot's command line, after --, e.g. -- python mybot.py")],
+    command: Annotated[list[str], typer.Argument(help="the bot's command line, after --, e.g. -- {python} mybot.py ({python}: the arena's Python)")],
     name: Annotated[str, typer.Option(help="the name the bot is registered under")] = "bot-under-test",
     deadline_ms: Annotated[int, typer.Option(help="time per decision, ms")] = 2000,
     time_bank_ms: Annotated[int, typer.Option(help="time bank per seat per game, ms")] = 4000,
@@ -136,9 +137,10 @@ def check(
 ) -> None:
     """Check a bot: launch COMMAND against a private referee and drive it through every ruleset and edge case.
 
-    The bot gets $PEPPER_REFEREE, $PEPPER_TOKEN and $PEPPER_BOT_NAME. Prints
-    PASS/FAIL per check with the reason (timeout, illegal action, crash,
-    protocol error); exits 1 if any check fails.
+    The bot gets $PEPPER_REFEREE, $PEPPER_TOKEN and $PEPPER_BOT_NAME; {python} in
+    COMMAND is the arena's own interpreter. Prints PASS/FAIL per check with the
+    reason (timeout, illegal action, crash, protocol error, policy error: the
+    SDK had to replace decide()'s answer); exits 1 if any check fails.
     """
     from arena.check import CheckOptions, run_check
 

@@ -16,6 +16,22 @@ bot had already been accepted once (the referee may be restarting and not
 know the bot yet), in which case it keeps retrying. SIGTERM and SIGINT stop
 the bot cleanly (exit code 0). With no connection for ``give_up_after``
 seconds the bot gives up (exit code 1).
+
+Policy errors: when ``decide()`` raises or returns something that is not one
+of the legal actions, the runner answers the first legal action instead (a
+*fallback*), so the referee never sees the bug; a hook (``on_game_start``,
+``on_event``, ``on_game_end``) that raises is logged and ignored. Every log
+line about a policy error starts with the stable marker
+``[policy error N, fallbacks F]`` (the running counts: policy errors of any
+kind, and fallbacks), e.g.::
+
+    ERROR pepper.bot: [policy error 1, fallbacks 1] game g1 seat 0: decide() raised KeyError('x'); playing 'pass' instead
+
+The first 10 are logged with their traceback, then one in 100. The summary
+logged at exit ends with ``F fallbacks, N policy errors`` (at WARNING when
+there were any). ``pepper bot check`` reads these lines in the bot's output
+(see :data:`POLICY_ERROR_RE` and :data:`SUMMARY_RE`) and fails its ``policy``
+check when there are any.
 """
 
 from __future__ import annotations
@@ -25,6 +41,7 @@ import logging
 import os
 import queue
 import random
+import re
 import signal
 import sys
 import threading
@@ -40,7 +57,8 @@ from referee.wire import PROTOCOL_VERSION
 from .bot import Bot, as_bot
 from .convert import event_to_dict, game_end_to_dict, game_start_to_dict, notice_code, request_view
 
-__all__ = ["run_bot", "main", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED"]
+__all__ = ["run_bot", "main", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED", "POLICY_ERROR_RE",
+           "SUMMARY_RE"]
 
 log = logging.getLogger("pepper.bot")
 
@@ -52,6 +70,11 @@ _REFUSED = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, 
             grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNIMPLEMENTED}
 _QUIET_NOTICES = {"cancelled", "stale-request"}
 _MAX_TRACEBACKS = 10
+
+# The stable markers of the bot's log (see the module docstring): a policy error line, and the summary.
+POLICY_ERROR_MARK = "[policy error {n}, fallbacks {f}]"
+POLICY_ERROR_RE = re.compile(r"\[policy error (\d+), fallbacks (\d+)\]")
+SUMMARY_RE = re.compile(r"(\d+) fallbacks, (\d+) policy errors")
 
 
 class _Stop(BaseException):
@@ -110,7 +133,7 @@ class Runner:
         try:
             return self._loop()
         except _Stop:
-            log.info("stopping: %s", self._summary())
+            log.log(logging.WARNING if self.stats["policy-errors"] else logging.INFO, "stopping: %s", self._summary())
             return EXIT_OK
         finally:
             for sig, h in old.items():
@@ -242,33 +265,36 @@ class Runner:
         # after another: this decision's fair share is what is left, split with those still to come.
         left = (r.deadline_ms - (time.monotonic() - t0) * 1000.0) / max(1, todo)
         choice = None
+        instead = f"playing {legal[0] if legal else '?'!r} instead"
         try:
             view = request_view(r, max(1, int(left)))
             ret = self.bot.decide(view)
             choice = match_action(ret, legal)
             if choice is None:
+                self.stats["fallbacks"] += 1
                 self._policy_error(f"game {r.game_id} seat {r.seat}: decide() returned {ret!r}, which is not one of "
-                                   f"the legal actions {legal}; playing {legal[0] if legal else '?'!r} instead", None)
+                                   f"the legal actions {legal}; {instead}", None)
         except _Stop:
             raise
         except Exception as e:  # noqa: BLE001 - a policy bug must not kill the bot
-            self._policy_error(f"game {r.game_id} seat {r.seat}: decide() raised {e!r}; "
-                               f"playing {legal[0] if legal else '?'!r} instead", e)
-        if choice is None:
             self.stats["fallbacks"] += 1
+            self._policy_error(f"game {r.game_id} seat {r.seat}: decide() raised {e!r}; {instead}", e)
+        if choice is None:
             if not legal:
                 return bot_pb2.Answer(request_id=r.request_id, action_index=0, game_id=r.game_id)
             choice = 0
         return bot_pb2.Answer(request_id=r.request_id, action=legal[choice], game_id=r.game_id)
 
     def _policy_error(self, msg: str, exc: BaseException | None) -> None:
+        """Log a policy error with the stable marker (count it first; a fallback is counted by the caller)."""
         n = self.stats["policy-errors"] = self.stats["policy-errors"] + 1
+        mark = POLICY_ERROR_MARK.format(n=n, f=self.stats["fallbacks"])
         if n <= _MAX_TRACEBACKS:
-            log.error(msg, exc_info=exc)
+            log.error("%s %s", mark, msg, exc_info=exc)
             if n == _MAX_TRACEBACKS:
                 log.error("further policy errors are logged once per 100")
         elif n % 100 == 0:
-            log.error("%d policy errors so far; latest: %s", n, msg)
+            log.error("%s %d policy errors so far; latest: %s", mark, n, msg)
 
     def _hook(self, fn, *args) -> None:
         try:

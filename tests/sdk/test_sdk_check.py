@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 
 import pytest
 from sdk_harness import BOTS_DIR, ROOT
@@ -24,6 +25,30 @@ def run_check(tmp_path, *bot_cmd: str, extra: tuple[str, ...] = SLACK, timeout: 
     return p.returncode, p.stdout + p.stderr, data
 
 
+def checks_by_name(rep: dict) -> dict:
+    return {c["name"]: c for c in rep["checks"]}
+
+
+# A small SDK bot; the brief checks run only the iowa games (plus connect, protocol, shutdown and policy).
+SDK_BOT = textwrap.dedent("""
+    from sample_bots.sdk import Bot, main
+
+    class MyBot(Bot):
+        def decide(self, view):
+            {body}
+
+    {tail}
+""")
+QUICK = ("--only", "play iowa", *SLACK)
+
+
+def write_bot(tmp_path, body: str = "return view['legal_actions'][-1]",
+              tail: str = "if __name__ == '__main__':\n    main(MyBot())") -> str:
+    f = tmp_path / "mybot.py"
+    f.write_text(SDK_BOT.format(body=body, tail=tail))
+    return str(f)
+
+
 @pytest.mark.parametrize("kind", ["random", "heuristic", "montecarlo"])
 def test_check_passes_for_the_sample_bots(tmp_path, kind):
     code, out, rep = run_check(tmp_path, sys.executable, "-m", "sample_bots", kind)
@@ -35,7 +60,8 @@ def test_check_passes_for_the_sample_bots(tmp_path, kind):
     assert {f"play {r} {n}p" for r, n in [("iowa", 4), ("bid-euchre", 4), ("bid-euchre", 6), ("bid-euchre", 8),
                                            ("pepper-30", 2), ("pepper-30", 3), ("pepper-30", 4), ("five-handed", 5)]} <= names
     assert PHASES <= set(rep["coverage"]), rep["coverage"]   # the bot was asked every kind of decision
-    assert "22 checks: 22 passed, 0 failed" in out
+    assert checks_by_name(rep)["policy: decide() chose every answer"]["status"] == "pass"
+    assert "23 checks: 23 passed, 0 failed" in out
 
 
 def test_check_passes_for_a_bot_written_without_the_sdk(tmp_path):
@@ -89,3 +115,52 @@ def test_the_guides_first_bot_passes_the_checker(tmp_path):
     rc, out, rep = run_check(tmp_path, sys.executable, str(folder / "mybot.py"))
     assert rc == 0, out
     assert "## Node.js" in doc and "sample_bots/node/" in doc.split("## Node.js", 1)[1]
+
+
+@pytest.mark.parametrize("body,said", [
+    ("raise KeyError('no such card')", "decide() raised KeyError('no such card')"),
+    ("return 'play 7X'", "decide() returned 'play 7X', which is not one of the legal actions"),
+])
+def test_check_fails_an_sdk_bot_whose_decide_always_fails(tmp_path, body, said):
+    """The SDK answers the first legal action for a broken decide(): the games pass, the policy check does not."""
+    code, out, rep = run_check(tmp_path, sys.executable, write_bot(tmp_path, body), extra=QUICK, timeout=90)
+    assert code == 1, out
+    checks = checks_by_name(rep)
+    assert checks["play iowa 4p"]["status"] == "pass" and checks["shutdown"]["status"] == "pass", out
+    failed = [c for c in rep["checks"] if c["status"] == "fail"]
+    assert [c["name"] for c in failed] == ["policy: decide() chose every answer"], out
+    reason = failed[0]["reason"]
+    n = int(reason.split("decide() failed ")[1].split()[0])
+    decisions = sum(rep["coverage"].values())
+    assert n == decisions > 0, (reason, rep["coverage"])
+    assert "the SDK played the first legal action instead" in reason and f"see {rep['bot_log']}" in reason
+    assert f"FAIL  {failed[0]['name']}" in out and f"the bot's output: {rep['bot_log']}" in out
+    assert "[policy error 1, fallbacks 1]" in out and said in out
+
+
+def test_check_expands_python_in_the_command(tmp_path):
+    """`{python}` is the arena's interpreter, as in `pepper bot register --command` (also inside one quoted command)."""
+    bot = write_bot(tmp_path)
+    code, out, rep = run_check(tmp_path, "{python}", bot, extra=QUICK, timeout=90)
+    assert code == 0, out
+    assert rep["command"] == [sys.executable, bot] and f"pepper bot check: {sys.executable} " in out
+    assert checks_by_name(rep)["policy: decide() chose every answer"]["status"] == "pass"
+    code, out, rep = run_check(tmp_path, f"{{python}} {bot}", extra=("--only", "no such check", *SLACK), timeout=90)
+    assert code == 0 and rep["command"] == [sys.executable, bot], out
+
+
+def test_check_hints_why_a_bot_did_not_start(tmp_path):
+    # Exit code 0 before connecting: the script never started the SDK.
+    code, out, rep = run_check(tmp_path, sys.executable, write_bot(tmp_path, tail="x = MyBot()"), extra=QUICK, timeout=60)
+    assert code == 1
+    assert rep["checks"][0]["reason"] == ("crash: the bot exited with code 0 before connecting: does the script start "
+                                          "the SDK (`main(MyBot())` under `if __name__ == '__main__':`)?"), out
+    # Another Python (here: one that cannot see the project): the SDK's import fails.
+    code, out, rep = run_check(tmp_path, sys.executable, "-I", "-S", write_bot(tmp_path), extra=QUICK, timeout=60)
+    assert code == 1
+    reason = rep["checks"][0]["reason"]
+    assert "ModuleNotFoundError: No module named 'sample_bots'" in reason, out
+    assert "is this the project's Python? use {python} or .venv/bin/python" in reason, out
+    # A .py file given as the command.
+    code, out, _ = run_check(tmp_path, write_bot(tmp_path))
+    assert code == 2 and "cannot start" in out and "pepper bot check -- {python} " in out, out

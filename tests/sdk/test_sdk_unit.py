@@ -229,3 +229,47 @@ def test_runner_shares_the_batch_deadline_between_its_requests():
     answers = r._batch(bot_pb2.Batch(items=items), _time.monotonic())
     assert [a.request_id for a in answers] == [10, 11, 12, 13]
     assert 200 <= seen[0] <= 250 and 300 <= seen[1] <= 334 and 450 <= seen[2] <= 500 and 900 <= seen[3] <= 1000, seen
+
+
+def test_policy_errors_carry_the_stable_marker_the_checker_counts(caplog):
+    """Every policy-error line starts with [policy error N, fallbacks F]; `pepper bot check` adds them up."""
+    from arena.check import PolicyErrors
+    from sample_bots.sdk.runner import POLICY_ERROR_RE, SUMMARY_RE
+
+    class Broken(Bot):
+        def decide(self, view):
+            raise KeyError("x")
+
+        def on_game_start(self, info):
+            raise RuntimeError("hook bug")
+
+    r = Runner(Broken(), "127.0.0.1:1", "tok", "broken")
+    with caplog.at_level("ERROR", logger="pepper.bot"):
+        for k in range(150):
+            r._batch(_batch_for(Game("iowa", 4, seed=k), f"g{k}", k), 0.0)
+    lines = [rec.getMessage() for rec in caplog.records]
+    marked = [ln for ln in lines if POLICY_ERROR_RE.search(ln)]
+    assert marked[0].startswith("[policy error 1, fallbacks 0] on_game_start() raised RuntimeError('hook bug')")
+    assert marked[1].startswith("[policy error 2, fallbacks 1] game g0 seat ") and "decide() raised KeyError('x')" in marked[1]
+    assert len(marked) == 10 + 3   # the first 10, then one in 100
+    assert r.stats["fallbacks"] == 150 and r.stats["policy-errors"] == 300
+    assert SUMMARY_RE.search(r._summary()).groups() == ("150", "300")
+    pe = PolicyErrors.scan(lines)
+    assert (pe.fallbacks, pe.hook_errors) == (150, 150) and pe.examples == marked[:3]
+    pe = PolicyErrors.scan(lines + [f"... WARNING pepper.bot: stopping: {r._summary()}".replace("150 fallbacks", "151 fallbacks")])
+    assert (pe.fallbacks, pe.hook_errors) == (151, 149)   # the summary counts everything, the lines one in 100
+    assert PolicyErrors.scan(["INFO pepper.bot: stopping: 1 games, 0 fallbacks, 0 policy errors"]).fallbacks == 0
+
+
+def test_the_checker_counts_the_node_bots_fallbacks():
+    from arena.check import PolicyErrors
+
+    lines = ['2024-01-01T00:00:00.000Z pepper-node-bot WARN game g1: request 7: strategy chose "x", not legal; playing pass',
+             "2024-01-01T00:00:00.000Z pepper-node-bot WARN game g1: request 8: strategy failed: TypeError: boom",
+             "    at decide (/x/strategy.js:1:1)",
+             "2024-01-01T00:00:00.000Z pepper-node-bot WARN game g1: request 9: strategy failed: Error: x; playing pass"]
+    pe = PolicyErrors.scan(lines)
+    assert (pe.fallbacks, pe.hook_errors, len(pe.examples)) == (3, 0, 3)
+    summary = "2024-01-01T00:00:00.000Z pepper-node-bot INFO stopping: 40 decisions (5 fallbacks) in 3 batches, 4 seats ended"
+    assert PolicyErrors.scan([*lines, summary]).fallbacks == 5
+    assert PolicyErrors.scan([summary.replace("(5", "(0")]).fallbacks == 0
