@@ -1,4 +1,4 @@
-"""``pepper bot ...`` (registration) and ``pepper arena ...`` (run, table, replay)."""
+"""``pepper bot ...`` (registration) and ``pepper arena ...`` (run, table, games, replay)."""
 
 from __future__ import annotations
 
@@ -198,10 +198,67 @@ def arena_run(
             _fail(str(e), 1)
         except KeyboardInterrupt:
             _fail("interrupted; run the same command again to resume", 130)
-    typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults)")
+    st = _store(db)
+    n, lo, _hi = st.game_ids(run_id)
+    where = (f"; {_id_range(st, run_id)}: replay one with `pepper arena replay {lo}{_db_flag(db)}`, "
+             f"list them with `pepper arena games{_db_flag(db)}`") if n else ""
+    typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults){where}")
     from .ratings import pool_name
 
-    _print_table(_store(db), pool_name(rs.name, cfg.resolved_players()))
+    _print_table(st, pool_name(rs.name, cfg.resolved_players()))
+
+
+def _db_flag(db: Path) -> str:
+    """``--db PATH`` for a command suggested to the user, unless the database is the default one."""
+    return "" if str(db) == "arena.db" else f" --db {db}"
+
+
+def _id_range(st, run_id: int | None = None) -> str:
+    """The ids of the stored games (of one run): "games 1-1000", or for gaps the count, range and latest few."""
+    n, lo, hi = st.game_ids(run_id)
+    if not n:
+        return "no games"
+    if lo == hi:
+        return f"game {lo}"
+    if hi - lo + 1 == n:
+        return f"games {lo}-{hi}"
+    q = "SELECT id FROM games" + (" WHERE run_id = ?" if run_id is not None else "") + " ORDER BY id DESC LIMIT 5"
+    latest = [r[0] for r in st.db.execute(q, () if run_id is None else (run_id,))]
+    return f"{n} games with ids from {lo} to {hi} (the latest: {', '.join(map(str, latest))})"
+
+
+def _open_existing(db: Path):
+    if not db.exists():
+        _fail(f"no results database at {db} (run `pepper arena run` first, or pass --db)")
+    return _store(db)
+
+
+def _pool_ruleset(st, db: Path, ruleset: str, players: int | None) -> str:
+    """The ruleset name ``--ruleset`` stands for (a built-in, a .toml file, or a ruleset file's name that has
+    games in ``db``); exits 2 for an unknown ruleset or a player count the ruleset does not allow."""
+    from referee.rules import RulesetError, get_ruleset
+
+    pools = st.pools()
+    try:
+        rs = get_ruleset(ruleset)
+    except RulesetError as e:
+        if ruleset in {p.rsplit("/", 1)[0] for p in pools}:  # a ruleset file's pool, stored under its name
+            return ruleset
+        _fail(f"{e}; pools with games in {db}: {', '.join(pools) or 'none yet'}")
+    if players is not None:
+        try:
+            rs.table(players)
+        except RulesetError as e:
+            _fail(str(e))
+    return rs.name
+
+
+def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn:
+    pools = st.pools()
+    if not pools:
+        _fail(f"no rated games yet in {db} (run `pepper arena run` first)")
+    what = f"in pool {ruleset}/{players}p" if players is not None else f"for ruleset {ruleset}"
+    _fail(f"no rated games yet {what}; pools with games in {db}: {', '.join(pools)}")
 
 
 def _print_table(st, pool: str) -> None:
@@ -240,14 +297,13 @@ def arena_table(
         _fail("give one of --json or --csv, not both")
     if players is not None and not ruleset:
         _fail("--players needs --ruleset: a pool is a ruleset and a player count (e.g. --ruleset iowa --players 4)")
-    if not db.exists():
-        _fail(f"no results database at {db} (run `pepper arena run` first, or pass --db)")
-    st = _store(db)
+    st = _open_existing(db)
     pools = st.pools()
     if ruleset:
-        pools = [p for p in pools if p.startswith(f"{ruleset}/") and (players is None or p == f"{ruleset}/{players}p")]
+        ruleset = _pool_ruleset(st, db, ruleset, players)
+        pools = [p for p in pools if p.rsplit("/", 1)[0] == ruleset and (players is None or p == f"{ruleset}/{players}p")]
     if not pools:
-        _fail("no rated games yet" + (f" for {ruleset}" if ruleset else ""))
+        _no_pool(st, db, ruleset, players)
     if json_out:
         typer.echo(json.dumps({p: [r.to_dict() for r in table(st, p)] for p in pools}))
     elif csv_out:
@@ -266,6 +322,52 @@ def arena_table(
             _print_table(st, p)
 
 
+@arena_app.command("games")
+def arena_games(
+    ruleset: Annotated[str | None, typer.Option("--ruleset", "-r", help="Only this ruleset's games.")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-p", help="Only games of this many players.")] = None,
+    bot: Annotated[str | None, typer.Option("--bot", help="Only games this bot sat in.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many of the latest games.")] = 20,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON: a list of games, newest first.")] = False,
+    db: DbOption = Path("arena.db"),
+) -> None:
+    """The latest stored games, newest first: their ids (for `pepper arena replay`), seats and results."""
+    st = _open_existing(db)
+    if ruleset:
+        ruleset = _pool_ruleset(st, db, ruleset, players)
+    games, total = st.latest_games(ruleset=ruleset, players=players, bot=bot, limit=limit)
+    for g in games:  # the winning bots, each with its winning seats
+        won: dict[str, list[int]] = {}
+        for s in g["winners"]:
+            won.setdefault(g["seats"][s], []).append(s)
+        g["winner_bots"] = list(won)
+        g["_won"] = ", ".join(f"{b} ({', '.join(map(str, ss))})" for b, ss in won.items()) or "-"
+    if json_out:
+        typer.echo(json.dumps([{k: v for k, v in g.items() if not k.startswith("_")} for g in games]))
+        return
+    filters = [f for f in (ruleset and f"ruleset {ruleset}", players and f"{players} players", bot and f"bot {bot}") if f]
+    if not games:
+        what = f" matching {', '.join(filters)}" if filters else ""
+        typer.echo(f"no games{what} in {db}" + (f" (it holds {_id_range(st)})" if filters and st.game_ids()[0] else ""))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    shown = f"the latest {len(games)} of {total}" if total > len(games) else f"all {total}"
+    t = Table(title=f"Games in {db}{' (' + ', '.join(filters) + ')' if filters else ''}: {shown}, newest first",
+              caption=f"`pepper arena replay ID{_db_flag(db)}` prints one deal by deal"
+                      + ("; --limit N shows more" if total > len(games) else ""))
+    for col in ("id", "run", "pool", "seats", "status", "scores by seat", "winners (seats)", "seconds"):
+        t.add_column(col, justify="right" if col in ("id", "run", "seconds") else "left", overflow="fold")
+    for g in games:
+        t.add_row(str(g["id"]), "-" if g["run_id"] is None else str(g["run_id"]), g["pool"], ", ".join(g["seats"]),
+                  g["status"], " ".join(map(str, g["scores"])), g["_won"], f"{g['duration']:.2f}")
+    con = Console(highlight=False)
+    if not con.is_terminal:
+        con = Console(highlight=False, width=160)
+    con.print(t)
+
+
 @arena_app.command("replay")
 def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
                  hands: Annotated[bool, typer.Option("--hands", help="Also print every hand as dealt.")] = False) -> None:
@@ -274,10 +376,12 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
 
     from .cli import _outcome_line, _print_game, _scores, _side
 
-    st = _store(db)
+    st = _open_existing(db)
     g = st.game(game_id)
     if g is None:
-        _fail(f"no game {game_id} in {db}")
+        if not st.game_ids()[0]:
+            _fail(f"no game {game_id}: {db} holds no games yet (run `pepper arena run` first)")
+        _fail(f"no game {game_id} in {db}: it holds {_id_range(st)} (list them with `pepper arena games{_db_flag(db)}`)")
     typer.echo(f"game {game_id}: {g['ruleset']} {g['players']}p seed {g['seed']}; seats: " +
                ", ".join(f"{s}={b}" for s, b in enumerate(g["seats"])) + f"; status {g['status']}")
     try:

@@ -295,5 +295,35 @@ class Store:
         q = "SELECT id FROM games" + (" WHERE pool = ?" if pool else "") + " ORDER BY id"
         return [self.game(r[0]) for r in self.db.execute(q, (pool,) if pool else ())]
 
+    def game_ids(self, run_id: int | None = None) -> tuple[int, int | None, int | None]:
+        """(count, lowest id, highest id) of the stored games, or of one run's."""
+        q = "SELECT COUNT(*), MIN(id), MAX(id) FROM games" + (" WHERE run_id = ?" if run_id is not None else "")
+        return tuple(self.db.execute(q, () if run_id is None else (run_id,)).fetchone())
+
+    def latest_games(self, *, ruleset: str | None = None, players: int | None = None, bot: str | None = None,
+                     limit: int = 20) -> tuple[list[dict], int]:
+        """The latest games (newest first, without their records) matching the filters, and how many match."""
+        where, args = [], []
+        if ruleset is not None:
+            where.append("ruleset = ?")
+            args.append(ruleset)
+        if players is not None:
+            where.append("players = ?")
+            args.append(players)
+        if bot is not None:
+            where.append("instr(seats_json, ?) > 0")
+            args.append(json.dumps(bot))
+        cond = (" WHERE " + " AND ".join(where)) if where else ""
+        total = self.db.execute(f"SELECT COUNT(*) FROM games{cond}", args).fetchone()[0]
+        cur = self.db.execute(
+            "SELECT id, run_id, pool, ruleset, players, seats_json, status, scores_json, winners_json, duration, finished_at "
+            f"FROM games{cond} ORDER BY id DESC LIMIT ?", (*args, limit))
+        out = []
+        for r in cur.fetchall():
+            out.append({"id": r[0], "run_id": r[1], "pool": r[2], "ruleset": r[3], "players": r[4],
+                        "seats": json.loads(r[5]), "status": r[6], "scores": json.loads(r[7]),
+                        "winners": json.loads(r[8]), "duration": r[9], "finished_at": r[10]})
+        return out, total
+
     def pools(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT pool FROM ratings ORDER BY pool")]

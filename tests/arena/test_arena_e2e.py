@@ -76,6 +76,9 @@ def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
     run = pepper("arena", "run", "--games", "60", "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
     assert run.returncode == 0, run.stderr
     assert "60/60 games" in run.stdout and "iowa/4p" in run.stdout
+    # The summary says which games the run stored and how to look at one.
+    assert f"games 1-60: replay one with `pepper arena replay 1 --db {db}`" in run.stdout
+    assert f"list them with `pepper arena games --db {db}`" in run.stdout
     t = table(db)
     assert t["heuristic"]["rank"] == 1 and t["random"]["rank"] == 2
     assert t["heuristic"]["conservative"] > t["random"]["mu"]
@@ -100,7 +103,33 @@ def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
     gid = rows[0][0]
     rep = pepper("arena", "replay", str(gid), db=db)
     assert rep.returncode == 0 and "Deal 1" in rep.stdout and "Result:" in rep.stdout
-    assert pepper("arena", "replay", "999999", db=db).returncode == 2
+    unknown = pepper("arena", "replay", "999999", db=db)
+    assert unknown.returncode == 2 and "no game 999999" in unknown.stderr and "it holds games 1-60" in unknown.stderr
+    # `arena games` lists the latest games, newest first, with their seats and results.
+    latest = pepper("arena", "games", "--limit", "3", "--json", db=db)
+    assert latest.returncode == 0, latest.stderr
+    listed = json.loads(latest.stdout)
+    assert [g["id"] for g in listed] == [60, 59, 58]
+    for g in listed:
+        assert g["pool"] == "iowa/4p" and sorted(set(g["seats"])) == ["heuristic", "random"] and g["status"] == "completed"
+        assert g["winner_bots"] == [g["seats"][g["winners"][0]]] and len(g["scores"]) == 4 and g["duration"] > 0
+    text = pepper("arena", "games", "--ruleset", "iowa", "--players", "4", "--bot", "heuristic", db=db)
+    assert text.returncode == 0 and "the latest 20 of 60" in text.stdout and "iowa/4p" in text.stdout
+    assert "arena replay ID" in text.stdout and re.search(r"│ +41 │", text.stdout) and not re.search(r"│ +40 │", text.stdout)
+    assert json.loads(pepper("arena", "games", "--bot", "ghost", "--json", db=db).stdout) == []
+    assert pepper("arena", "games", "--ruleset", "pepper-30", db=db).stdout.startswith("no games matching ruleset pepper-30")
+    # Asking for a pool that cannot exist, or one without games, says so and names the pools that have games.
+    for args, said in ((["--ruleset", "iwoa"], "unknown ruleset 'iwoa' (allowed: iowa, bid-euchre, pepper-30"),
+                       (["--ruleset", "pepper-30", "--players", "7"], "not played by 7 players (allowed: 2, 3, 4)"),
+                       (["--ruleset", "pepper-30", "--players", "4"], "no rated games yet in pool pepper-30/4p; "
+                                                                       "pools with games in"),
+                       (["--ruleset", "five-handed"], "no rated games yet for ruleset five-handed; pools with games in")):
+        for cmd in ("table", "games"):
+            if cmd == "games" and "no rated games" in said:
+                continue
+            out = pepper("arena", cmd, *args, db=db)
+            assert out.returncode == 2 and said in out.stderr, (cmd, args, out.stderr)
+            assert "iowa/4p" in out.stderr or "allowed: 2, 3, 4" in said, out.stderr
     # Running the same command again finds the run complete: nothing is played or counted twice.
     again = pepper("arena", "run", "--games", "60", "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
     assert again.returncode == 0 and count(db, "SELECT COUNT(*) FROM games") == 60

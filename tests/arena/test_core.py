@@ -61,6 +61,33 @@ def test_plan_is_a_pure_function_of_the_config():
     assert plan(BOTS, "pepper-30", 3, 10, seed=4) != plan(BOTS, "pepper-30", 3, 10, seed=5)
 
 
+def _games_per_bot(p) -> Counter:
+    return Counter(b for *_, seats in p for b in set(seats))
+
+
+def test_partial_rounds_share_games_evenly_among_the_bots():
+    """Line-ups are taken least-played bots first, not alphabetically: a run that stops part-way through a
+    round robin does not favour the first bots (once 30 games against 12 for the rest)."""
+    six = ["random", "heuristic", "montecarlo", "node", "twin", "zeta"]
+    for seed in range(10):
+        counts = _games_per_bot(plan(six, "pepper-30", 3, 30, seed=seed))  # 10 of the 20 line-ups, 3 games each
+        assert set(counts) == set(six) and max(counts.values()) - min(counts.values()) <= 3, counts  # one match
+        assert set(_games_per_bot(plan(BOTS + ["node"], "iowa", 4, 1000, seed=seed)).values()) == {500}
+    # At any point of a run the bots are at most two matches apart, and equal after each whole round.
+    for bots, rs, n, mode in ((six, "iowa", 4, "mirrored"), (six[:5], "bid-euchre", 6, "mixed"),
+                              (six, "five-handed", 5, "mirrored"), (six[:4], "pepper-30", 2, "mirrored")):
+        ups = lineups(bots, rs, n, mode)
+        p = plan(bots, rs, n, 1, seed=3, mode=mode)
+        per_match = len(p)
+        p = plan(bots, rs, n, 2 * len(ups) * per_match, seed=3, mode=mode)
+        matches = [seats for k, (*_, seats) in enumerate(p) if k % per_match == 0]
+        assert sorted(matches[:len(ups)]) == sorted(ups)  # each line-up once a round (its first rotation)
+        counts = Counter(dict.fromkeys(bots, 0))
+        for k, seats in enumerate(matches, 1):
+            counts.update(set(seats))
+            assert max(counts.values()) - min(counts.values()) <= (0 if k % len(ups) == 0 else 2), (rs, n, k, counts)
+
+
 def test_ranks_put_winners_first_and_share_ties():
     assert ranks_from_result([10, 30, 30], [False, True, True]) == [1, 0, 0]
     assert ranks_from_result([5, 7, 6], [False, False, False]) == [2, 0, 1]
