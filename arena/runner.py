@@ -175,12 +175,14 @@ class RefereeProcess:
 class BotProcesses:
     """The processes of one command bot, restarted when they die.
 
-    A process that dies is restarted at once if the bot has served a game since its last death
-    (a bot that crashes now and then, mid-game); each further death without a game in between
-    doubles the delay (0.25 s up to 8 s), so a bot that dies on start is not respawned in a hot loop.
+    Each process slot keeps its own count of quick deaths: a process that ran for a while
+    (STABLE_S) before dying is restarted at once (a bot that crashes now and then, mid-game);
+    each death soon after a start doubles that slot's delay (0.25 s up to 8 s), so a process
+    that dies on start is not respawned in a hot loop, whatever the other slots do.
     """
 
     MAX_DELAY_S = 8.0
+    STABLE_S = 10.0
 
     def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1):
         self.bot, self.address, self.token = bot, address, token
@@ -188,13 +190,16 @@ class BotProcesses:
         self.extra_env = extra_env
         self.procs: list[subprocess.Popen] = []
         self.restarts = 0
-        self._deaths = 0                       # deaths since the bot last served a game
-        self._due: list[float | None] = []     # per process: when to restart it (None: alive, or not yet seen dead)
+        self.connected_once = False            # set by the arena once the referee lists a connection of the bot
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
-        for _ in range(max(1, bot.processes, at_least)):
+        n = max(1, bot.processes, at_least)
+        now = time.monotonic()
+        self._started = [now] * n              # per slot: when its process was started
+        self._quick = [0] * n                  # per slot: deaths in a row soon after a start
+        self._due: list[float | None] = [None] * n   # per slot: when to restart it (None: alive, or not yet seen dead)
+        for _ in range(n):
             self.procs.append(self._spawn())
-            self._due.append(None)
 
     def _spawn(self) -> subprocess.Popen:
         env = os.environ | self.extra_env | self.bot.env | {
@@ -207,9 +212,9 @@ class BotProcesses:
             raise ArenaError(f"cannot start bot {self.bot.name!r} with command {self.bot.command!r}: {e}; "
                              f"fix it with `pepper bot remove {self.bot.name}` and register it again") from None
 
-    def delay(self) -> float:
-        """The wait before restarting a process that just died."""
-        return 0.0 if self._deaths <= 1 else min(self.MAX_DELAY_S, 0.25 * 2 ** (self._deaths - 2))
+    def delay(self, quick_deaths: int) -> float:
+        """The wait before restarting a slot whose process died ``quick_deaths`` times in a row soon after starting."""
+        return 0.0 if quick_deaths <= 1 else min(self.MAX_DELAY_S, 0.25 * 2 ** (quick_deaths - 2))
 
     def check(self) -> int:
         """Restart the dead processes whose delay is over (never blocks); returns how many were restarted."""
@@ -219,19 +224,17 @@ class BotProcesses:
             if p.poll() is None:
                 continue
             if self._due[i] is None:
-                self._deaths += 1
-                self._due[i] = now + self.delay()
+                self._quick[i] = 1 if now - self._started[i] >= self.STABLE_S else self._quick[i] + 1
+                self._due[i] = now + self.delay(self._quick[i])
             if now >= self._due[i]:
                 self.procs[i] = self._spawn()
-                self._due[i] = None
+                self._started[i], self._due[i] = now, None
                 self.restarts += 1
                 n += 1
         return n
 
-    def served(self) -> None:
-        """The bot got a game: a dead process is restarted at once again."""
-        self._deaths = 0
-        self._due = [None if d is None else min(d, time.monotonic()) for d in self._due]
+    def all_dead(self) -> bool:
+        return all(p.poll() is not None for p in self.procs)
 
     def stop(self) -> None:
         for p in self.procs:
@@ -357,21 +360,38 @@ class Arena:
                                  timeout: float = 60.0) -> None:
         want = {b.name for b in bots}
         deadline = time.time() + timeout
+        seen: dict[str, int] = {}
         while True:
             info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
-            connected = {b.name for b in info.bots if b.connections >= need.get(b.name, 1)}
+            have = {b.name: b.connections for b in info.bots}
+            connected = {n for n in want if have.get(n, 0) >= need.get(n, 1)}
             if want <= connected:
                 return
             for p in procs:
-                if all(x.poll() is not None for x in p.procs):
-                    raise ArenaError(f"bot {p.bot.name!r} exited before connecting; last lines of {p.log_path}:\n{p.tail()}")
+                if have.get(p.bot.name, 0):
+                    p.connected_once = True
+                # A launched bot that never connected and keeps dying on start (a bad command, a missing
+                # file, an import error) fails now; one that connected before is restarted and waited for.
+                if p.all_dead() and not p.connected_once and p.restarts >= 2:
+                    codes = ", ".join(str(x.returncode) for x in p.procs)
+                    raise ArenaError(f"bot {p.bot.name!r} exited before connecting (exit code {codes}, after "
+                                     f"{p.restarts} restart(s)); last lines of {p.log_path}:\n{p.tail()}")
+                p.check()
+            for n in sorted(self._remote & (want - connected)):
+                if have.get(n, 0) != seen.get(n, 0):   # a remote bot's owner sees its connections arrive
+                    self.notify(f"remote bot {n}: {have.get(n, 0)} of {need.get(n, 1)} connections")
+                seen[n] = have.get(n, 0)
             if time.time() > deadline:
-                have = {b.name: b.connections for b in info.bots}
                 late = sorted(want - connected)
+                counts = ", ".join(f"{n} ({have.get(n, 0)} of {need.get(n, 1)} connections)" for n in late)
+                launched = [p for p in procs if p.bot.name in late]
+                if launched:
+                    p = launched[0]
+                    raise ArenaError(f"bot(s) {counts} did not connect within {timeout:.0f}s; bot {p.bot.name!r} was "
+                                     f"restarted {p.restarts} time(s); last lines of {p.log_path}:\n{p.tail()}")
                 raise ArenaError(
-                    "bot(s) " + ", ".join(f"{n} ({have.get(n, 0)} of {need.get(n, 1)} connections)" for n in late)
-                    + f" did not connect within {timeout:.0f}s (a remote bot is started by its owner, one process per "
-                    "seat it takes in a game, with PEPPER_REFEREE, PEPPER_BOT_NAME and its token: "
+                    f"bot(s) {counts} did not connect within {timeout:.0f}s (a remote bot is started by its owner, one "
+                    "process per seat it takes in a game, with PEPPER_REFEREE, PEPPER_BOT_NAME and its token: "
                     + ", ".join(f"`pepper bot token {n}`" for n in late) + ")")
             await asyncio.sleep(0.1)
 
@@ -390,8 +410,6 @@ class Arena:
                 for n in ("", *set(seats)):
                     self._down_since.pop(n, None)
                     self._told.discard(n)
-                    if n in self._procs:
-                        self._procs[n].served()
                 return created.game_id
             # One task waits at a time; the others then find the bots back and retry at once.
             async with self._wait_lock:
@@ -487,7 +505,12 @@ class Arena:
         cfg = self.cfg
         total = cfg.games if cfg.adaptive else self.store.planned_count(run_id)
         done_before = self.store.db.execute("SELECT COUNT(*) FROM games WHERE run_id = ?", (run_id,)).fetchone()[0]
-        progress = Progress(total=total, done=done_before)
+        # A resumed run counts the faults of the games it stored before, like its done count.
+        faults_before = self.store.db.execute(
+            "SELECT COALESCE(SUM(COALESCE(json_extract(f.value, '$.illegal'), 0) + COALESCE(json_extract(f.value, '$.malformed'), 0)"
+            " + COALESCE(json_extract(f.value, '$.timeout'), 0) + COALESCE(json_extract(f.value, '$.disconnect'), 0)), 0)"
+            " FROM games, json_each(games.faults_json) AS f WHERE games.run_id = ?", (run_id,)).fetchone()[0]
+        progress = Progress(total=total, done=done_before, faults=int(faults_before))
         sem = asyncio.Semaphore(cfg.concurrency)
         finished = asyncio.Event()
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,

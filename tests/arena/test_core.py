@@ -235,12 +235,32 @@ def test_a_bot_process_that_keeps_dying_is_restarted_with_a_growing_delay(tmp_pa
         while time.monotonic() < deadline:
             procs.procs[0].wait(5)
             if procs.check():
-                delays.append(procs.delay())
+                delays.append(procs.delay(procs._quick[0]))
             time.sleep(0.01)
         assert 2 <= procs.restarts <= 5, procs.restarts  # 0, 0.25, 0.5 s ... not a hot loop
         assert delays == sorted(delays) and delays[-1] >= 0.5
-        procs.served()  # it served a game: the next death is restarted at once
+        # A process that ran for a while before dying (a crash mid-game) is restarted at once.
         procs.procs[0].wait(5)
+        procs._started[0] -= BotProcesses.STABLE_S
+        procs._due[0] = None
         assert procs.check() == 1
+    finally:
+        procs.stop()
+
+
+def test_one_slot_that_dies_on_start_backs_off_while_the_others_live(tmp_path):
+    """Per-slot backoff: a bot with a spare process slot that cannot start is not respawned on every game."""
+    lock = tmp_path / "lock"
+    cmd = f"{sys.executable} -c 'import os,sys,time; os.mkdir(sys.argv[1]); time.sleep(30)' {lock}"
+    bot = Bot("two", "command", cmd, str(tmp_path), {}, 2, "t", False)
+    procs = BotProcesses(bot, "127.0.0.1:1", "t", tmp_path, {})
+    try:
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            procs.check()
+            time.sleep(0.01)
+        alive = [p for p in procs.procs if p.poll() is None]
+        assert len(alive) == 1                     # the first process holds the lock; the second cannot start
+        assert 2 <= procs.restarts <= 5, procs.restarts
     finally:
         procs.stop()
