@@ -73,3 +73,29 @@ def test_shared_seats_lets_one_connection_fill_a_table(tmp_path):
         assert _hands_by_connection([solo])[0][gid] == {0, 1, 2, 3}   # as --shared-seats warns: every hand
     finally:
         s.close()
+
+
+def test_one_process_of_a_mirrored_team_crashes(tmp_path):
+    """One seat per connection and a crash: only the crashed connection's seat faults; its partner's
+    connection and the other games carry on (the default policy forfeits the game)."""
+    s = Server(tmp_path, bots=BOTS, shared_seats=False)
+    try:
+        crashy = s.bot("solo", "--mode", "crash", "--after", "5")
+        s.bot("solo")
+        s.bot("duo")
+        s.bot("duo")
+        s.wait_connections("duo", n=2)
+        gid = s.create(["solo", "duo", "solo", "duo"], "iowa", deal_cap=3, seed=21)
+        res = s.wait_games([gid], timeout=60)[gid]
+        assert crashy.proc.wait(timeout=20) == 3
+        assert game_pb2.GameStatus.Name(res.status) == "GAME_STATUS_FORFEITED", res.reason
+        crashed = [seat for seat in res.seats if seat.faults.disconnect]
+        assert len(crashed) == 1 and crashed[0].bot_name == "solo", res.seats    # one seat, not both of the team
+        assert list(res.winning_seats) == [1, 3]
+        # The surviving solo process serves the next games alone: one seat each, so a mirrored table is refused.
+        s.wait_connections("solo", n=1)
+        with pytest.raises(grpc.RpcError) as e:
+            s.create(["solo", "duo", "solo", "duo"], "iowa", deal_cap=2, seed=22)
+        assert e.value.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        s.close()
