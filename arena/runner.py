@@ -408,8 +408,7 @@ class Arena:
                 detail = e.details()
             else:
                 for n in ("", *set(seats)):
-                    self._down_since.pop(n, None)
-                    self._told.discard(n)
+                    self._back(n)
                 return created.game_id
             # One task waits at a time; the others then find the bots back and retry at once.
             async with self._wait_lock:
@@ -426,8 +425,7 @@ class Arena:
             short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))
             now = time.monotonic()
             for n in set(seats) - set(short):
-                self._down_since.pop(n, None)
-                self._told.discard(n)
+                self._back(n)
             if not short:
                 again = "" in self._down_since
                 since = self._down_since.setdefault("", now)
@@ -452,6 +450,11 @@ class Arena:
                     self._procs[n].check()
             await asyncio.sleep(delay)
             delay = min(1.0, delay * 2)
+
+    def _back(self, name: str) -> None:
+        """``name`` (a bot, or "" for the referee) is no longer keeping games waiting."""
+        self._down_since.pop(name, None)
+        self._told.discard(name)
 
     def _down_message(self, name: str, need: int, have: int, waited: float, detail: str) -> str:
         resume = "run the same command again to resume the run"
@@ -504,13 +507,8 @@ class Arena:
     async def _play(self, stub, md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:
         cfg = self.cfg
         total = cfg.games if cfg.adaptive else self.store.planned_count(run_id)
-        done_before = self.store.db.execute("SELECT COUNT(*) FROM games WHERE run_id = ?", (run_id,)).fetchone()[0]
-        # A resumed run counts the faults of the games it stored before, like its done count.
-        faults_before = self.store.db.execute(
-            "SELECT COALESCE(SUM(COALESCE(json_extract(f.value, '$.illegal'), 0) + COALESCE(json_extract(f.value, '$.malformed'), 0)"
-            " + COALESCE(json_extract(f.value, '$.timeout'), 0) + COALESCE(json_extract(f.value, '$.disconnect'), 0)), 0)"
-            " FROM games, json_each(games.faults_json) AS f WHERE games.run_id = ?", (run_id,)).fetchone()[0]
-        progress = Progress(total=total, done=done_before, faults=int(faults_before))
+        # A resumed run starts from the games, and the faults, it stored before.
+        progress = Progress(total=total, done=self.store.game_ids(run_id)[0], faults=self.store.run_faults(run_id))
         sem = asyncio.Semaphore(cfg.concurrency)
         finished = asyncio.Event()
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,

@@ -235,6 +235,13 @@ class Store:
     def planned_count(self, run_id: int) -> int:
         return self.db.execute("SELECT COUNT(*) FROM planned_games WHERE run_id = ?", (run_id,)).fetchone()[0]
 
+    def run_faults(self, run_id: int) -> int:
+        """Faults (illegal, malformed, timeout, disconnect) over every seat of a run's stored games."""
+        return self.db.execute(
+            "SELECT COALESCE(SUM(json_extract(f.value, '$.illegal') + json_extract(f.value, '$.malformed')"
+            " + json_extract(f.value, '$.timeout') + json_extract(f.value, '$.disconnect')), 0)"
+            " FROM games, json_each(games.faults_json) AS f WHERE games.run_id = ?", (run_id,)).fetchone()[0]
+
     def append_plan(self, run_id: int, plan: list[tuple[int, str, int, int, list[str]]]) -> None:
         """Adaptive runs plan as they go: add matches to the end of a run's plan."""
         with self.tx():

@@ -127,6 +127,11 @@ def test_store_counts_a_game_once_and_resumes_the_same_run(tmp_path):
     assert [x[0] for x in st.pending(run)] == [1, 2, 3]
     assert st.ratings("iowa/4p") == {"a": Rating(27, 7), "b": Rating(23, 7)}
     assert st.db.execute("SELECT games FROM ratings WHERE bot = 'a'").fetchone()[0] == 1
+    # A resumed run's progress starts from the games and the faults it stored before.
+    no_faults = {"illegal": 0, "malformed": 0, "timeout": 0, "disconnect": 0}
+    st.record_game(_game(run, 1) | {"faults": [no_faults | {"timeout": 2}, no_faults, no_faults | {"illegal": 1}, no_faults]},
+                   {"a": Rating(28, 6), "b": Rating(22, 6)})
+    assert st.run_faults(run) == 3 and st.game_ids(run)[0] == 2
 
 
 def test_store_bots_persist_and_names_are_unique(tmp_path):
