@@ -17,16 +17,26 @@ RUNTIME := $(VENV)/.runtime
 NODE_BOT := sample_bots/node
 NODE_STAMP := $(NODE_BOT)/node_modules/.package-lock.json
 
+# A bot author's environment: the SDK alone (pepper-bot, grpcio, protobuf), for tests/e2e/test_sdk_only.py.
+SDK_VENV := .venv-sdk
+SDK_STAMP := $(SDK_VENV)/.installed
+$(SDK_STAMP): sdk/python/pyproject.toml $(shell find sdk/python/pepper_bot sdk/python/pepper_proto -name '*.py')
+	rm -rf $(SDK_VENV)
+	$(PYTHON) -m venv $(SDK_VENV)
+	$(SDK_VENV)/bin/python -m pip install --quiet ./sdk/python
+	rm -rf sdk/python/build sdk/python/*.egg-info
+	@touch $(SDK_STAMP)
+
 # The runtime alone (what `make arena` needs); the test extras come on top for `make test`.
-$(RUNTIME): pyproject.toml
+$(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ./sdk/python -e .
 	@touch $(RUNTIME)
 
-$(STAMP): $(RUNTIME)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(STAMP): $(RUNTIME) $(SDK_STAMP)
+	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev]'
 	@touch $(STAMP)
 
 # The Node.js sample bot's packages, where node is installed (the arena skips it otherwise).
@@ -46,7 +56,7 @@ test: install checkgenerate ## run the whole test suite
 PROTO_BASELINE ?= 7ca4fe1
 
 lint: install $(BUF) ## static checks (ruff, buf lint, buf breaking against the published protocol)
-	$(BIN)/ruff check referee arena sample_bots tests bench
+	$(BIN)/ruff check referee arena sample_bots sdk/python tests bench tools
 	cd proto && ../$(BUF) lint
 	@if git cat-file -e $(PROTO_BASELINE)^{commit} 2>/dev/null; then \
 		echo "buf breaking against $(PROTO_BASELINE)"; \
@@ -65,14 +75,14 @@ $(BUF): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(BUF)
 
-proto: install ## regenerate referee/gen/ from proto/ (never edit referee/gen by hand)
+proto: install ## regenerate sdk/python/pepper_proto/ from proto/ (never edit it by hand)
 	$(BIN)/python tools/genproto.py
 
-checkgenerate: install ## fail if referee/gen/ differs from what proto/ generates
+checkgenerate: install ## fail if sdk/python/pepper_proto/ differs from what proto/ generates
 	$(BIN)/python tools/genproto.py --check
 
 bench-referee: install ## gRPC referee benchmark (decisions/s vs a raw batched gRPC echo)
 	$(BIN)/python bench/referee.py
 
 clean: ## remove the virtualenv and caches
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info tools/node_modules
+	rm -rf $(VENV) $(SDK_VENV) .pytest_cache .hypothesis build *.egg-info tools/node_modules

@@ -28,7 +28,7 @@ environment, and drives it through a list of checks:
   action instead, which the other checks cannot see. This check reads the
   bot's output (its stdout and stderr, kept in the bot log) for the SDK's
   ``[policy error N, fallbacks F]`` lines and its exit summary (``F fallbacks,
-  N policy errors``; see sample_bots/sdk/runner.py), and the Node bot's
+  N policy errors``; see sdk/python/pepper_bot/runner.py), and the Node bot's
   ``strategy failed`` / ``not legal`` lines, and fails when there are any.
 
 Each forced situation is verified from the finished games' records (replayed
@@ -154,8 +154,8 @@ class HouseBot:
 
     async def start(self) -> None:
         import grpc
+        from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
-        from referee.gen.pepper.v1 import bot_pb2, bot_pb2_grpc
         from referee.wire import PROTOCOL_VERSION
 
         self._pb = bot_pb2
@@ -170,8 +170,7 @@ class HouseBot:
 
     async def _loop(self) -> None:
         import grpc
-
-        from sample_bots.sdk.convert import phase_name
+        from pepper_bot.convert import phase_name
 
         pb = self._pb
         try:
@@ -235,7 +234,7 @@ class Played:
 
     @property
     def status(self) -> str:
-        from referee.gen.pepper.v1 import game_pb2
+        from pepper_proto.v1 import game_pb2
 
         return game_pb2.GameStatus.Name(self.result.status).removeprefix("GAME_STATUS_").lower()
 
@@ -626,7 +625,8 @@ _NODE_FALLBACK_RE = re.compile(r"request \d+: strategy (?:failed: |chose .*, not
 _NODE_SUMMARY_RE = re.compile(r"\d+ decisions \((\d+) fallbacks\)")
 _MISSING_MODULE_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'")
 _SDK_HINT = "does the script start the SDK (`main(MyBot())` under `if __name__ == '__main__':`)?"
-_PYTHON_HINT = f"is this the project's Python? use {{python}} or .venv/bin/python (the checker runs {sys.executable})"
+_PYTHON_HINT = (f"is this the project's Python? use {{python}} or .venv/bin/python (the checker runs {sys.executable}), "
+                "or install the SDK in yours: pip install ./sdk/python")
 
 
 @dataclass
@@ -639,7 +639,7 @@ class PolicyErrors:
 
     @classmethod
     def scan(cls, lines: list[str]) -> PolicyErrors:
-        from sample_bots.sdk.runner import POLICY_ERROR_RE, SUMMARY_RE
+        from pepper_bot.runner import POLICY_ERROR_RE, SUMMARY_RE
 
         sdk_fb = sdk_errors = node_lines = node_fb = 0
         examples: list[str] = []
@@ -683,8 +683,8 @@ class Checker:
     # -- setup ------------------------------------------------------------------
     async def start_referee(self) -> None:
         import grpc
+        from pepper_proto.v1 import control_pb2_grpc
 
-        from referee.gen.pepper.v1 import control_pb2_grpc
         from referee.service import Policy, ServerConfig, start
 
         self.control_token = secrets.token_urlsafe(24)
@@ -700,13 +700,13 @@ class Checker:
         self.md = [("authorization", f"Bearer {self.control_token}")]
 
     async def register(self, name: str) -> str:
-        from referee.gen.pepper.v1 import control_pb2
+        from pepper_proto.v1 import control_pb2
 
         r = await self.control.RegisterBot(control_pb2.RegisterBotRequest(name=name), metadata=self.md)
         return r.token
 
     async def connections(self, name: str) -> int:
-        from referee.gen.pepper.v1 import control_pb2
+        from pepper_proto.v1 import control_pb2
 
         bots = (await self.control.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)).bots
         return next((b.connections for b in bots if b.name == name), 0)
@@ -804,8 +804,7 @@ class Checker:
     async def create(self, gs: GameSpec) -> str | None:
         """Create one game; returns an error text, or None."""
         import grpc
-
-        from referee.gen.pepper.v1 import control_pb2
+        from pepper_proto.v1 import control_pb2
 
         seats = [self.o.name if x == BOT else HOUSE_NAME for x in gs.seats]
         self.house.scripts[gs.game_id] = {s: x for s, x in enumerate(gs.seats) if x != BOT}
@@ -825,7 +824,7 @@ class Checker:
         return None
 
     async def run_check_games(self, c: Check, stop: asyncio.Event) -> None:
-        from referee.gen.pepper.v1 import control_pb2
+        from pepper_proto.v1 import control_pb2
 
         t0 = time.monotonic()
         for rnd in c.rounds:
@@ -848,7 +847,7 @@ class Checker:
         c.seconds = time.monotonic() - t0
 
     async def wait_games(self, ids: list[str], stop: asyncio.Event) -> None:
-        from referee.gen.pepper.v1 import control_pb2, game_pb2
+        from pepper_proto.v1 import control_pb2, game_pb2
 
         want = set(ids)
         end = time.monotonic() + self.o.wave_timeout
@@ -899,13 +898,13 @@ class Checker:
 
     @staticmethod
     def _lost_connection(checks: list[Check]) -> bool:
-        from referee.gen.pepper.v1 import game_pb2
+        from pepper_proto.v1 import game_pb2
 
         return any(f.kind == game_pb2.FAULT_KIND_DISCONNECT
                    for c in checks for p in c.played if p.result is not None for f in p.result.faults)
 
     def judge(self, c: Check) -> None:
-        from referee.gen.pepper.v1 import game_pb2
+        from pepper_proto.v1 import game_pb2
 
         if c.status == "fail":
             return

@@ -14,7 +14,7 @@ bot_app = typer.Typer(no_args_is_help=True, help="Register, list and remove bots
 arena_app = typer.Typer(no_args_is_help=True, help="Run tournaments and read the ranked results.")
 
 # `pepper bot run` and `pepper bot check` come from the SDK (they keep their own context settings).
-from sample_bots.sdk.cli import app as _sdk_app  # noqa: E402
+from .botcli import app as _sdk_app  # noqa: E402
 
 bot_app.registered_commands += _sdk_app.registered_commands
 

@@ -35,8 +35,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import grpc
+from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
 
-from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
 from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
 
 from . import schedule

@@ -31,10 +31,10 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 import grpc  # noqa: E402
+from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2  # noqa: E402
 
 from arena.runner import Arena, BotProcesses, RefereeProcess, RunConfig  # noqa: E402
 from arena.store import Store  # noqa: E402
-from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2  # noqa: E402
 
 BOTS = ("bot-a", "bot-b")
 #: What the two bots run (``--bot``): the sample heuristic through the Python SDK (the default), the

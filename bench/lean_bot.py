@@ -30,12 +30,12 @@ import signal
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for referee.gen
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for referee.wire
 
 import grpc  # noqa: E402
+from pepper_proto.v1 import bot_pb2  # noqa: E402
 
 from referee import wire  # noqa: E402
-from referee.gen.pepper.v1 import bot_pb2  # noqa: E402
 
 CONNECT = "/pepper.v1.BotService/Connect"
 

@@ -63,8 +63,7 @@ def cpu_seconds(pid: int) -> float:
 # ------------------------------------------------------------------ the referee run
 def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "lean", floor: bool = False) -> dict:
     import grpc
-
-    from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
+    from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
 
     server = [str(ROOT / "bench" / "referee_floor.py"), "--deal-cap", str(deal_cap)] if floor else ["-m", "referee.service"]
     srv = subprocess.Popen([sys.executable, *server, "serve", "--address", "127.0.0.1:0",

@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import json
 
-from referee.gen.pepper.v1 import bot_pb2, control_pb2, game_pb2
+# The protocol version this referee speaks (proto/VERSION). Same major number = compatible.
+from pepper_proto import PROTOCOL_VERSION
+from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
+
 from referee.rules import ACTIONS, CARDS, Action, Game, Phase, Ruleset, SeatView, Strain
 from referee.rules.rulesets import Table
 
 __all__ = [
     "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "AnswerError", "decision_kind", "view_to_proto",
     "event_to_proto", "deal_result_to_proto", "outcome_to_proto", "contract_to_proto", "ruleset_info",
-    "resolve_answer", "protocol_compatible", "ACTIONS_TEXT",
+    "resolve_answer", "protocol_compatible", "fallback_name", "ACTIONS_TEXT",
 ]
-
-#: The protocol version this referee speaks. Same major number = compatible.
-PROTOCOL_VERSION = "1.1"   # docs/protocol.md, Versioning: what each minor version added
 
 _CARD = [str(c) for c in CARDS]
 #: The canonical text of every action id.
@@ -188,6 +188,14 @@ def resolve_answer(ans: bot_pb2.Answer, legal: list[int], legal_text: list[str] 
 
 def _texts(legal: list[int], legal_text: list[str] | None) -> list[str]:
     return legal_text if legal_text is not None else [ACTIONS_TEXT[a] for a in legal]
+
+
+def fallback_name(value: int) -> str:
+    """``STRATEGY_FALLBACK_RAISED`` -> ``"raised"`` (an unknown value from a newer bot: its number)."""
+    try:
+        return bot_pb2.StrategyFallback.Name(value).removeprefix("STRATEGY_FALLBACK_").lower()
+    except ValueError:
+        return str(value)
 
 
 def protocol_compatible(version: str) -> bool:

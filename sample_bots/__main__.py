@@ -12,9 +12,11 @@ import argparse
 import os
 import sys
 
+from pepper_bot import run_bot
+from pepper_bot.runner import add_connection_args
+
 from . import BOTS
-from .sdk import PolicyBot, run_bot
-from .sdk.runner import add_connection_args
+from .adapter import EngineBot
 
 
 def _env_float(name: str) -> float | None:
@@ -52,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
                          "not depend on the machine's load (default: $PEPPER_MC_SAMPLES)")
     ap.add_argument("--seed", type=int, default=None, help="random and montecarlo: the random seed")
     a = ap.parse_args(argv)
-    bot = PolicyBot(make_policy(a.bot, a.seed, a.budget_ms, a.samples), name=a.bot)
+    bot = EngineBot(make_policy(a.bot, a.seed, a.budget_ms, a.samples), name=a.bot)
     return run_bot(bot, a.referee, a.token, a.name, a.max_batch, tls_ca=a.tls_ca, log_level=a.log_level,
                    give_up_after=a.give_up_after)
 

@@ -37,8 +37,9 @@ import tomllib
 from collections import deque
 from dataclasses import dataclass, field
 
+from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
+
 from referee import wire
-from referee.gen.pepper.v1 import bot_pb2, control_pb2, game_pb2
 from referee.rules import BUILTIN_RULESETS, Game, RulesError, get_ruleset, ruleset_from_dict
 from referee.rules.game import PUBLIC
 
@@ -46,6 +47,7 @@ from .config import FAULT_KINDS, Policy, ServerConfig
 
 log = logging.getLogger("referee")
 
+MAX_FALLBACK_DETAILS = 10
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _FAULT_ENUM = {"illegal": game_pb2.FAULT_KIND_ILLEGAL, "malformed": game_pb2.FAULT_KIND_MALFORMED,
                "timeout": game_pb2.FAULT_KIND_TIMEOUT, "disconnect": game_pb2.FAULT_KIND_DISCONNECT}
@@ -102,6 +104,8 @@ class SeatRun:
     faults: dict = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, 0))
     latencies: list = field(default_factory=list)   # ms
     conn_id: str = ""
+    fallbacks: int = 0                 # answers the bot's SDK marked as fallbacks (Answer.fallback)
+    fallback_details: list = field(default_factory=list)   # the first MAX_FALLBACK_DETAILS, "reason: detail"
 
     def set_status(self, st: int) -> None:
         if _STATUS_RANK[st] >= _STATUS_RANK[self.status]:
@@ -550,6 +554,10 @@ class Referee:
                 self._guard(run, self.fault, run, p.seat, e.kind, p, str(e))
                 continue
             sr.latencies.append(elapsed_ms)
+            if ans.fallback:   # the bot's strategy failed and its SDK answered for it: legal, but counted
+                sr.fallbacks += 1
+                if len(sr.fallback_details) < MAX_FALLBACK_DETAILS:
+                    sr.fallback_details.append(f"{wire.fallback_name(ans.fallback)}: {ans.fallback_detail[:200]}")
             run.pending = None
             self._apply(run, action)
         if not fl and conn.outbox:
@@ -710,7 +718,8 @@ class Referee:
                 seat=sr.seat, bot_name=sr.bot_name, connection_id=sr.conn_id, status=sr.status,
                 faults=control_pb2.FaultCounts(**f), decisions=len(lat),
                 latency_p50_ms=_pct(lat, 0.5), latency_p99_ms=_pct(lat, 0.99), latency_max_ms=lat[-1] if lat else 0.0,
-                time_bank_left_ms=int(max(0.0, sr.bank_ms))))
+                time_bank_left_ms=int(max(0.0, sr.bank_ms)), fallbacks=sr.fallbacks,
+                fallback_details=sr.fallback_details if run.over else ()))
         end = run.ended or time.time()
         r = control_pb2.GameResult(
             game_id=run.id, status=run.status, ruleset=g.ruleset.name, players=g.players, seats=seats, scores=g.scores,

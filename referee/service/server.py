@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from pepper_proto.v1 import bot_pb2, control_pb2, control_pb2_grpc
 
 from referee import wire
-from referee.gen.pepper.v1 import bot_pb2, control_pb2, control_pb2_grpc
 
 from .config import ServerConfig
 from .core import Connection, Referee, RequestError

@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 import grpc
-
-from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
+from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = Path(__file__).resolve().parent / "bots" / "random_bot.py"

@@ -29,10 +29,10 @@ from collections import defaultdict
 
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
+from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
 from referee_harness import Server, assert_clean, seat_status_name, status_name
 
 from referee import wire
-from referee.gen.pepper.v1 import bot_pb2, control_pb2, game_pb2
 from referee.rules import CARDS, Game
 from referee.rules.game import PUBLIC
 

@@ -14,10 +14,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from pepper_proto.v1 import bot_pb2, bot_pb2_grpc, control_pb2, game_pb2
 from referee_harness import ROOT, Server, assert_clean, status_name
 
 from referee import wire
-from referee.gen.pepper.v1 import bot_pb2, bot_pb2_grpc, control_pb2, game_pb2
 
 pytestmark = pytest.mark.xdist_group("referee-control")
 
@@ -228,7 +228,7 @@ def test_tls(tmp_path):
         gid = s.create(["amy", "ben", "amy", "ben"], "bid-euchre", deal_cap=2, seed=2)
         assert_clean(s.wait_games([gid])[gid])
         plain = grpc.insecure_channel(s.address)
-        from referee.gen.pepper.v1 import control_pb2_grpc
+        from pepper_proto.v1 import control_pb2_grpc
         with pytest.raises(grpc.RpcError) as e:
             control_pb2_grpc.ControlServiceStub(plain).ListBots(control_pb2.ListBotsRequest(), metadata=s.md, timeout=3)
         assert e.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from pepper_proto.v1 import control_pb2, game_pb2
 from referee_harness import Server, assert_clean, seat_status_name, status_name
 
-from referee.gen.pepper.v1 import control_pb2, game_pb2
 from referee.rules import Game
 
 pytestmark = pytest.mark.xdist_group("referee-failures")

@@ -8,9 +8,9 @@ import signal
 import time
 
 import pytest
+from pepper_proto.v1 import control_pb2, game_pb2
 from referee_harness import RULESET_CASES, assert_clean, status_name
 
-from referee.gen.pepper.v1 import control_pb2, game_pb2
 from referee.rules import CARDS, Game
 
 pytestmark = pytest.mark.xdist_group("referee-games")
@@ -166,10 +166,9 @@ def test_play_forced_skips_only_the_publicly_forced_decisions(tmp_path):
     """With GamePolicy.play_forced the referee plays a move every seat can tell is forced (Game.publicly_forced)
     itself: the bot is asked every other decision, including those only its hidden cards force, sees every play
     as an event, and the game replays the same."""
+    from pepper_proto.v1 import bot_pb2
     from referee_harness import Server
     from test_audit import read_record
-
-    from referee.gen.pepper.v1 import bot_pb2
 
     s = Server(tmp_path, bots={"p0": "p0-token-forced", "p1": "p1-token-forced"})
     try:

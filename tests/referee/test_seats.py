@@ -11,10 +11,9 @@ from collections import defaultdict
 
 import grpc
 import pytest
+from pepper_proto.v1 import control_pb2, game_pb2
 from referee_harness import Server, assert_clean
 from test_audit import read_record
-
-from referee.gen.pepper.v1 import control_pb2, game_pb2
 
 BOTS = {"solo": "solo-token-seats", "duo": "duo-token-seats"}
 

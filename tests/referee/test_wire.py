@@ -6,9 +6,9 @@ import random
 
 import pytest
 from google.protobuf import json_format
+from pepper_proto.v1 import bot_pb2, game_pb2
 
 from referee import wire
-from referee.gen.pepper.v1 import bot_pb2, game_pb2
 from referee.rules import BUILTIN_RULESETS, CARDS, Game
 
 CASES = [(name, n) for name, rs in BUILTIN_RULESETS.items() for n in rs.player_counts]

@@ -14,9 +14,9 @@ import os
 import random
 
 import pytest
+from pepper_proto.v1 import bot_pb2, game_pb2
 
 from referee import wire
-from referee.gen.pepper.v1 import bot_pb2, game_pb2
 from referee.rules import ACTIONS, BUILTIN_RULESETS, Action, Event, Game, ruleset_from_dict
 from referee.rules.game import PUBLIC
 

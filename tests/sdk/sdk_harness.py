@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import grpc
-
-from referee.gen.pepper.v1 import control_pb2, control_pb2_grpc, game_pb2
+from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_DIR = Path(__file__).resolve().parent / "bots"

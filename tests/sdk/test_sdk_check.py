@@ -19,7 +19,7 @@ SLACK = ("--deadline-ms", "10000", "--time-bank-ms", "30000")
 
 def run_check(tmp_path, *bot_cmd: str, extra: tuple[str, ...] = SLACK, timeout: float = 240) -> tuple[int, str, dict]:
     report = tmp_path / "report.json"
-    cmd = [sys.executable, "-m", "sample_bots.sdk", "check", "--report", str(report), *extra, "--", *bot_cmd]
+    cmd = [sys.executable, "-m", "arena.cli", "bot", "check", "--report", str(report), *extra, "--", *bot_cmd]
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     data = json.loads(report.read_text()) if report.exists() else {}
     return p.returncode, p.stdout + p.stderr, data
@@ -31,7 +31,7 @@ def checks_by_name(rep: dict) -> dict:
 
 # A small SDK bot; the brief checks run only the iowa games (plus connect, protocol, shutdown and policy).
 SDK_BOT = textwrap.dedent("""
-    from sample_bots.sdk import Bot, main
+    from pepper_bot import Bot, main
 
     class MyBot(Bot):
         def decide(self, view):
@@ -159,7 +159,7 @@ def test_check_hints_why_a_bot_did_not_start(tmp_path):
     code, out, rep = run_check(tmp_path, sys.executable, "-I", "-S", write_bot(tmp_path), extra=QUICK, timeout=60)
     assert code == 1
     reason = rep["checks"][0]["reason"]
-    assert "ModuleNotFoundError: No module named 'sample_bots'" in reason, out
+    assert "ModuleNotFoundError: No module named 'pepper_bot'" in reason, out
     assert "is this the project's Python? use {python} or .venv/bin/python" in reason, out
     # A .py file given as the command.
     code, out, _ = run_check(tmp_path, write_bot(tmp_path))

@@ -55,7 +55,7 @@ def test_policy_that_raises_still_answers_legally(referee_factory, procs, tmp_pa
     """`pepper bot run FILE.py:CLASS`: a policy that raises or returns junk is logged, and the SDK plays legally."""
     ref = referee_factory({"raising": "token-raising-0123456789"})
     summary = tmp_path / "raising.json"
-    p = procs.start([sys.executable, "-m", "sample_bots.sdk", "run", str(BOTS_DIR / "raising_bot.py") + ":RaisingBot",
+    p = procs.start([sys.executable, "-m", "pepper_bot", str(BOTS_DIR / "raising_bot.py") + ":RaisingBot",
                      "--referee", ref.address, "--token", "token-raising-0123456789", "--name", "raising"],
                     "raising", env={"RAISING_BOT_SUMMARY": str(summary)})
     ref.wait_connected("raising", proc=p)
@@ -65,6 +65,12 @@ def test_policy_that_raises_still_answers_legally(referee_factory, procs, tmp_pa
     for r in results.values():
         assert_clean(r)   # no fault: every answer was legal
         assert sum(s.decisions for s in r.seats) == r.decisions
+    # Every answer the SDK had to make for the policy said so (Answer.fallback), and the referee counted it.
+    fallbacks = sum(s.fallbacks for r in results.values() for s in r.seats)
+    details = [d for r in results.values() for s in r.seats for d in s.fallback_details]
+    assert any(d.startswith("raised: decide() raised RuntimeError('policy bug") for d in details), details[:5]
+    assert any(d.startswith("illegal: decide() returned 'flibbertigibbet'") for d in details), details[:5]
+    assert all(len(s.fallback_details) == min(10, s.fallbacks) for r in results.values() for s in r.seats)
     time.sleep(0.3)
     p.terminate()
     assert p.wait(timeout=10) == 0
@@ -77,12 +83,13 @@ def test_policy_that_raises_still_answers_legally(referee_factory, procs, tmp_pa
     seats = sum(r.players for r in results.values())
     assert s["starts"] == seats and s["ends"] == seats and s["events"] > 100
     assert s["decisions"] == sum(r.decisions for r in results.values())
+    assert fallbacks > 0 and f" {fallbacks} fallbacks, " in log, log[-300:]
 
 
 def test_run_module_target_with_environment_variables(referee_factory, procs):
     """The launch convention: PEPPER_REFEREE, PEPPER_TOKEN and PEPPER_BOT_NAME, and a MODULE:CLASS target."""
     ref = referee_factory({"envbot": "token-envbot-0123456789"})
-    p = procs.start([sys.executable, "-m", "sample_bots.sdk", "run", "sample_bots.heuristic:HeuristicBot"], "envbot",
+    p = procs.start([sys.executable, "-m", "pepper_bot", "sample_bots.heuristic:HeuristicBot"], "envbot",
                     env={"PEPPER_REFEREE": ref.address, "PEPPER_TOKEN": "token-envbot-0123456789", "PEPPER_BOT_NAME": "envbot"})
     ref.wait_connected("envbot", proc=p)
     r = ref.wait_games([ref.create(["envbot"] * 4, "bid-euchre", deal_cap=2)])

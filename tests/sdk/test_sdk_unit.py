@@ -7,15 +7,17 @@ import sys
 import textwrap
 
 import pytest
+from pepper_bot import Bot, PolicyBot, as_bot, event_to_dict, match_action, request_view, view_to_dict
+from pepper_bot.runner import Runner
+from pepper_bot.target import TargetError
+from pepper_proto.v1 import bot_pb2
 from sdk_harness import CONFIGS
 
+from arena.botcli import load_target
 from referee import wire
-from referee.gen.pepper.v1 import bot_pb2
 from referee.rules import CARDS, Game, get_ruleset, ruleset_from_dict
 from sample_bots import BOTS, HeuristicBot, MonteCarloBot, RandomBot
-from sample_bots.sdk import Bot, PolicyBot, as_bot, event_to_dict, match_action, request_view, ruleset_of, view_to_dict
-from sample_bots.sdk.cli import TargetError, load_target
-from sample_bots.sdk.runner import Runner
+from sample_bots.adapter import EngineBot, ruleset_of
 
 
 def _engine_view(g: Game, seat: int) -> dict:
@@ -86,8 +88,15 @@ def test_match_action(ret, want):
     assert match_action(ret, ["play AS", "play 10S", "play JD"]) == want
 
 
-def test_match_action_accepts_engine_spellings():
-    assert match_action("bid pepper s", ["pass", "bid pepper S"]) == 1
+def test_engine_bot_gives_other_engine_spellings_in_the_canonical_one():
+    """The SDK knows no engine; the sample bots' adapter canonicalizes ("play TS" -> "play 10S")."""
+    class Spelled:
+        def decide(self, view):
+            return "play TS"
+
+    legal = ["play 9S", "play 10S"]
+    assert match_action("play TS", legal) is None
+    assert match_action(EngineBot(Spelled()).decide({"legal_actions": legal}), legal) == 1
 
 
 def test_ruleset_of_builtin_and_variant():
@@ -105,7 +114,7 @@ def test_policy_bot_teaches_montecarlo_the_variant():
     variant = ruleset_from_dict({"extends": "iowa", "name": "iowa-short", "deal_cap": 2})
     params = variant.to_dict()
     params.pop("source")
-    bot = PolicyBot(MonteCarloBot(seed=1))
+    bot = EngineBot(MonteCarloBot(seed=1))
     bot.on_game_start({"game_id": "g", "seat": 0, "ruleset": {"name": "iowa-short", "family": "iowa", "params": params}})
     assert bot.policy.rulesets["iowa-short"].deal_cap == 2
 
@@ -181,7 +190,7 @@ def test_runner_answers_every_request_of_a_batch_even_when_the_policy_fails():
 def test_load_target_forms(tmp_path, monkeypatch):
     f = tmp_path / "my_first_bot.py"
     f.write_text(textwrap.dedent("""
-        from sample_bots.sdk import Bot
+        from pepper_bot import Bot
         from helper_mod import pick
 
         class MyBot(Bot):
@@ -233,8 +242,9 @@ def test_runner_shares_the_batch_deadline_between_its_requests():
 
 def test_policy_errors_carry_the_stable_marker_the_checker_counts(caplog):
     """Every policy-error line starts with [policy error N, fallbacks F]; `pepper bot check` adds them up."""
+    from pepper_bot.runner import POLICY_ERROR_RE, SUMMARY_RE
+
     from arena.check import PolicyErrors
-    from sample_bots.sdk.runner import POLICY_ERROR_RE, SUMMARY_RE
 
     class Broken(Bot):
         def decide(self, view):

@@ -4,7 +4,7 @@
 
 It opens one Connect stream, says Hello, and answers every request of every
 Batch in one AnswerBatch. It depends only on the generated protocol code
-(referee.gen), not on the rules engine: like any bot, it knows only what the
+(pepper_proto), not on the rules engine: like any bot, it knows only what the
 referee sends it.
 
 Misbehaviour (``--mode``), for decisions number ``--after`` .. ``--after + --count - 1``
@@ -39,11 +39,8 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repo root, for referee.gen
-
-import grpc  # noqa: E402
-
-from referee.gen.pepper.v1 import bot_pb2, bot_pb2_grpc  # noqa: E402
+import grpc
+from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
 CARDS = [r + s for s in "SHDC" for r in ("9", "10", "J", "Q", "K", "A")]
 
@@ -110,7 +107,7 @@ class Bot:
                 self.games.add(it.game_start.game_id)
                 continue
             if kind == "game_end":
-                from referee.gen.pepper.v1 import game_pb2
+                from pepper_proto.v1 import game_pb2
                 self.count(game_pb2.GameStatus.Name(it.game_end.status), self.game_ends)
                 continue
             if kind != "request":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from sample_bots.sdk import Bot
+from pepper_bot import Bot
 
 
 class RaisingBot(Bot):

@@ -14,13 +14,9 @@ import os
 import queue
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repo root, for referee.gen
-
-import grpc  # noqa: E402
-
-from referee.gen.pepper.v1 import bot_pb2, bot_pb2_grpc  # noqa: E402
+import grpc
+from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
 CARDS = [r + s for s in "SHDC" for r in ("9", "10", "J", "Q", "K", "A")]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from .convert import ruleset_of
-
 __all__ = ["Bot", "PolicyBot", "as_bot"]
 
 
@@ -23,7 +21,7 @@ class Bot:
     def decide(self, view: dict) -> str:
         """Choose one of ``view["legal_actions"]`` and return it (its text, or its 0-based index).
 
-        ``view`` is the seat's view (see :func:`sample_bots.sdk.convert.request_view`).
+        ``view`` is the seat's view (see :func:`pepper_bot.convert.request_view`).
         Exceptions and answers that are not legal are logged, and the first
         legal action is played instead.
         """
@@ -34,7 +32,7 @@ class Bot:
         target_score, deal_cap, hand_size, params), table, deadline_ms and time_bank_ms."""
 
     def on_event(self, game_id: str, event: dict) -> None:
-        """Something happened in a game (see :func:`sample_bots.sdk.convert.event_to_dict`)."""
+        """Something happened in a game (see :func:`pepper_bot.convert.event_to_dict`)."""
 
     def on_game_end(self, game_id: str, result: dict) -> None:
         """A seat's game is over: ``result`` has seat, status ("completed", "forfeited",
@@ -45,9 +43,7 @@ class PolicyBot(Bot):
     """A :class:`Bot` around any object with ``decide(view) -> str`` (e.g. the sample bots).
 
     Hooks the policy defines (``on_game_start``, ``on_event``, ``on_game_end``)
-    are forwarded. A policy with a ``rulesets`` dict (bots that simulate with
-    the rules engine, like MonteCarloBot) learns each game's ruleset variant
-    at game start.
+    are forwarded.
     """
 
     def __init__(self, policy, name: str | None = None):
@@ -60,12 +56,6 @@ class PolicyBot(Bot):
         return self.policy.decide(view)
 
     def on_game_start(self, info: dict) -> None:
-        known = getattr(self.policy, "rulesets", None)
-        name = info.get("ruleset", {}).get("name")
-        if isinstance(known, dict) and name:
-            rs = ruleset_of(info)
-            if rs is not None:
-                known[name] = rs   # a variant may reuse a name: the latest game's definition wins
         hook = getattr(self.policy, "on_game_start", None)
         if callable(hook):
             hook(info)

@@ -19,7 +19,8 @@ seconds the bot gives up (exit code 1).
 
 Policy errors: when ``decide()`` raises or returns something that is not one
 of the legal actions, the runner answers the first legal action instead (a
-*fallback*), so the referee never sees the bug; a hook (``on_game_start``,
+*fallback*) and marks the answer as one (``Answer.fallback``, protocol 1.2), so
+the game goes on and the referee counts the strategy's failures; a hook (``on_game_start``,
 ``on_event``, ``on_game_end``) that raises is logged and ignored. Every log
 line about a policy error starts with the stable marker
 ``[policy error N, fallbacks F]`` (the running counts: policy errors of any
@@ -50,9 +51,8 @@ from collections import Counter
 from pathlib import Path
 
 import grpc
-
-from referee.gen.pepper.v1 import bot_pb2, bot_pb2_grpc
-from referee.wire import PROTOCOL_VERSION
+from pepper_proto import PROTOCOL_VERSION
+from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
 from .bot import Bot, as_bot
 from .convert import event_to_dict, game_end_to_dict, game_start_to_dict, notice_code, request_view
@@ -101,12 +101,7 @@ def match_action(ret, legal: list[str]) -> int | None:
     for i, a in enumerate(legal):
         if _norm(a) == n:
             return i
-    try:  # other spellings the engine accepts, e.g. "bid pepper s"
-        from referee.rules import Action
-
-        return legal.index(str(Action.parse(ret)))
-    except Exception:  # noqa: BLE001 - not an action at all
-        return None
+    return None
 
 
 class Runner:
@@ -265,6 +260,7 @@ class Runner:
         # after another: this decision's fair share is what is left, split with those still to come.
         left = (r.deadline_ms - (time.monotonic() - t0) * 1000.0) / max(1, todo)
         choice = None
+        fallback, detail = bot_pb2.STRATEGY_FALLBACK_UNSPECIFIED, ""
         instead = f"playing {legal[0] if legal else '?'!r} instead"
         try:
             view = request_view(r, max(1, int(left)))
@@ -272,18 +268,23 @@ class Runner:
             choice = match_action(ret, legal)
             if choice is None:
                 self.stats["fallbacks"] += 1
+                fallback, detail = bot_pb2.STRATEGY_FALLBACK_ILLEGAL, f"decide() returned {ret!r}"[:200]
                 self._policy_error(f"game {r.game_id} seat {r.seat}: decide() returned {ret!r}, which is not one of "
                                    f"the legal actions {legal}; {instead}", None)
         except _Stop:
             raise
         except Exception as e:  # noqa: BLE001 - a policy bug must not kill the bot
             self.stats["fallbacks"] += 1
+            fallback, detail = bot_pb2.STRATEGY_FALLBACK_RAISED, f"decide() raised {e!r}"[:200]
             self._policy_error(f"game {r.game_id} seat {r.seat}: decide() raised {e!r}; {instead}", e)
+        # The answer says when it is a fallback (protocol 1.2), so the referee counts the strategy's failures.
         if choice is None:
             if not legal:
-                return bot_pb2.Answer(request_id=r.request_id, action_index=0, game_id=r.game_id)
+                return bot_pb2.Answer(request_id=r.request_id, action_index=0, game_id=r.game_id, fallback=fallback,
+                                      fallback_detail=detail)
             choice = 0
-        return bot_pb2.Answer(request_id=r.request_id, action=legal[choice], game_id=r.game_id)
+        return bot_pb2.Answer(request_id=r.request_id, action=legal[choice], game_id=r.game_id, fallback=fallback,
+                              fallback_detail=detail)
 
     def _policy_error(self, msg: str, exc: BaseException | None) -> None:
         """Log a policy error with the stable marker (count it first; a fallback is counted by the caller)."""

@@ -1,4 +1,4 @@
-from referee.gen.pepper.v1 import game_pb2 as _game_pb2
+from pepper_proto.v1 import game_pb2 as _game_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -182,7 +182,7 @@ class Fault(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[_game_pb2.FaultKind, str]] = ..., request_id: _Optional[int] = ..., deal: _Optional[int] = ..., detail: _Optional[str] = ..., policy: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., fallback_action: _Optional[str] = ...) -> None: ...
 
 class SeatResult(_message.Message):
-    __slots__ = ("seat", "bot_name", "connection_id", "status", "faults", "decisions", "latency_p50_ms", "latency_p99_ms", "latency_max_ms", "time_bank_left_ms")
+    __slots__ = ("seat", "bot_name", "connection_id", "status", "faults", "decisions", "latency_p50_ms", "latency_p99_ms", "latency_max_ms", "time_bank_left_ms", "fallbacks", "fallback_details")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     CONNECTION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -193,6 +193,8 @@ class SeatResult(_message.Message):
     LATENCY_P99_MS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MAX_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
+    FALLBACKS_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_DETAILS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     bot_name: str
     connection_id: str
@@ -203,7 +205,9 @@ class SeatResult(_message.Message):
     latency_p99_ms: float
     latency_max_ms: float
     time_bank_left_ms: int
-    def __init__(self, seat: _Optional[int] = ..., bot_name: _Optional[str] = ..., connection_id: _Optional[str] = ..., status: _Optional[_Union[_game_pb2.SeatStatus, str]] = ..., faults: _Optional[_Union[FaultCounts, _Mapping]] = ..., decisions: _Optional[int] = ..., latency_p50_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., latency_max_ms: _Optional[float] = ..., time_bank_left_ms: _Optional[int] = ...) -> None: ...
+    fallbacks: int
+    fallback_details: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., bot_name: _Optional[str] = ..., connection_id: _Optional[str] = ..., status: _Optional[_Union[_game_pb2.SeatStatus, str]] = ..., faults: _Optional[_Union[FaultCounts, _Mapping]] = ..., decisions: _Optional[int] = ..., latency_p50_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., latency_max_ms: _Optional[float] = ..., time_bank_left_ms: _Optional[int] = ..., fallbacks: _Optional[int] = ..., fallback_details: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GameResult(_message.Message):
     __slots__ = ("game_id", "status", "ruleset", "players", "seats", "scores", "winners", "winning_seats", "draw", "reason", "deals", "duration_s", "faults", "decisions", "record_json", "full_state_json", "seed")

@@ -1,4 +1,4 @@
-"""``pepper bot run`` and ``pepper bot check`` (also ``python -m sample_bots.sdk run|check``).
+"""``pepper bot run`` and ``pepper bot check``.
 
     pepper bot run mybot.py:MyBot --referee 127.0.0.1:50051 --token T --name mybot
     pepper bot run mypkg.mybot:MyBot ...        a module path (from the current directory or installed)
@@ -6,23 +6,18 @@
     pepper bot check -- python mybot.py         the conformance checker (see arena/check.py)
     pepper bot check -- {python} mybot.py       ... with the arena's own Python ({python}, as in `bot register`)
 
-TARGET is ``FILE.py[:NAME]`` or ``MODULE[:NAME]``; NAME is a Bot subclass, any
-class or object with ``decide(view)``, or a function ``decide(view)``. Without
-``:NAME`` the module's one Bot subclass is used (or its one class with a
-``decide`` method, or its ``decide`` function).
+TARGET is a sample bot's name, or ``FILE.py[:NAME]`` / ``MODULE[:NAME]`` as
+:mod:`pepper_bot.target` loads it.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import inspect
-import os
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from pepper_bot.target import TargetError
+from pepper_bot.target import load_target as _load
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="Run a bot against a referee, or check that a bot plays by the protocol.")
@@ -30,66 +25,13 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_
 SAMPLES = ("random", "heuristic", "montecarlo")
 
 
-class TargetError(Exception):
-    pass
-
-
-def _load_module(spec: str):
-    path = Path(spec)
-    if spec.endswith(".py") or os.sep in spec or path.is_file():
-        if not path.is_file():
-            raise TargetError(f"no such file: {spec}")
-        path = path.resolve()
-        sys.path.insert(0, str(path.parent))   # the bot's own helper modules import as siblings
-        mod_name = f"_pepper_bot_{path.stem}"
-        s = importlib.util.spec_from_file_location(mod_name, path)
-        if s is None or s.loader is None:
-            raise TargetError(f"cannot load {spec} as a Python file")
-        mod = importlib.util.module_from_spec(s)
-        sys.modules[mod_name] = mod
-        s.loader.exec_module(mod)
-        return mod
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        return importlib.import_module(spec)
-    except ModuleNotFoundError as e:
-        if e.name and spec.startswith(e.name):
-            raise TargetError(f"no module named {spec!r} (give a file path like mybot.py:MyBot, or a module on the path)") from None
-        raise
-
-
 def load_target(target: str):
-    """The bot object a TARGET names (not yet wrapped: see :func:`sample_bots.sdk.as_bot`)."""
-    from .bot import Bot
-
+    """The bot a TARGET names: a sample bot by name, else a file or module (:func:`pepper_bot.target.load_target`)."""
     if target in SAMPLES:
         from sample_bots.__main__ import make_policy
 
         return make_policy(target)
-    spec, _, attr = target.rpartition(":") if ":" in target and not Path(target).is_file() else (target, "", "")
-    mod = _load_module(spec)
-    if attr:
-        try:
-            obj = getattr(mod, attr)
-        except AttributeError:
-            raise TargetError(f"{spec} has no {attr!r}") from None
-    else:
-        own = [v for v in vars(mod).values() if inspect.isclass(v) and v.__module__ == mod.__name__]
-        found = ([c for c in own if issubclass(c, Bot)] or [c for c in own if callable(getattr(c, "decide", None))])
-        if len(found) == 1:
-            obj = found[0]
-        elif not found and callable(getattr(mod, "decide", None)):
-            obj = mod.decide
-        else:
-            names = ", ".join(c.__name__ for c in found) or "none"
-            raise TargetError(f"say which bot {spec} holds as {spec}:NAME (bot classes found: {names})")
-    if inspect.isclass(obj):
-        try:
-            obj = obj()
-        except TypeError as e:
-            raise TargetError(f"cannot create {target}: {e} (a bot class must take no arguments)") from None
-    return obj
+    return _load(target)
 
 
 @app.callback()
@@ -109,11 +51,12 @@ def run(
     give_up_after: Annotated[float, typer.Option(help="seconds without a connection before exiting")] = 300.0,
 ) -> None:
     """Run a bot: connect to the referee and play every seat it is given, until SIGTERM/SIGINT."""
-    from .bot import as_bot
-    from .runner import run_bot
+    from pepper_bot import run_bot
+
+    from sample_bots.adapter import as_engine_bot
 
     try:
-        bot = as_bot(load_target(target), None)
+        bot = as_engine_bot(load_target(target))
     except (TargetError, TypeError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None

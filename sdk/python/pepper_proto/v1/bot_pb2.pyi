@@ -1,4 +1,4 @@
-from referee.gen.pepper.v1 import game_pb2 as _game_pb2
+from pepper_proto.v1 import game_pb2 as _game_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -7,6 +7,13 @@ from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class StrategyFallback(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STRATEGY_FALLBACK_UNSPECIFIED: _ClassVar[StrategyFallback]
+    STRATEGY_FALLBACK_RAISED: _ClassVar[StrategyFallback]
+    STRATEGY_FALLBACK_ILLEGAL: _ClassVar[StrategyFallback]
+    STRATEGY_FALLBACK_TIMEOUT: _ClassVar[StrategyFallback]
 
 class NoticeCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -18,6 +25,10 @@ class NoticeCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTICE_CODE_TIMEOUT: _ClassVar[NoticeCode]
     NOTICE_CODE_WRONG_GAME: _ClassVar[NoticeCode]
     NOTICE_CODE_CANCELLED: _ClassVar[NoticeCode]
+STRATEGY_FALLBACK_UNSPECIFIED: StrategyFallback
+STRATEGY_FALLBACK_RAISED: StrategyFallback
+STRATEGY_FALLBACK_ILLEGAL: StrategyFallback
+STRATEGY_FALLBACK_TIMEOUT: StrategyFallback
 NOTICE_CODE_UNSPECIFIED: NoticeCode
 NOTICE_CODE_ILLEGAL_ACTION: NoticeCode
 NOTICE_CODE_MALFORMED_ANSWER: NoticeCode
@@ -54,16 +65,20 @@ class AnswerBatch(_message.Message):
     def __init__(self, answers: _Optional[_Iterable[_Union[Answer, _Mapping]]] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("request_id", "action", "action_index", "game_id")
+    __slots__ = ("request_id", "action", "action_index", "game_id", "fallback", "fallback_detail")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_DETAIL_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     action: str
     action_index: int
     game_id: str
-    def __init__(self, request_id: _Optional[int] = ..., action: _Optional[str] = ..., action_index: _Optional[int] = ..., game_id: _Optional[str] = ...) -> None: ...
+    fallback: StrategyFallback
+    fallback_detail: str
+    def __init__(self, request_id: _Optional[int] = ..., action: _Optional[str] = ..., action_index: _Optional[int] = ..., game_id: _Optional[str] = ..., fallback: _Optional[_Union[StrategyFallback, str]] = ..., fallback_detail: _Optional[str] = ...) -> None: ...
 
 class ConnectResponse(_message.Message):
     __slots__ = ("welcome", "batch")

@@ -1,6 +1,6 @@
 """pepper.v1 messages -> the plain dicts a bot author works with.
 
-Everything a :class:`~sample_bots.sdk.Bot` sees is a dict of strings, ints,
+Everything a :class:`~pepper_bot.Bot` sees is a dict of strings, ints,
 lists and None, so policies can be tested without gRPC and the same policy can
 be driven by the rules engine directly (:meth:`referee.rules.SeatView.to_dict`
 has the same shape as :func:`view_to_dict`).
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 
-from referee.gen.pepper.v1 import bot_pb2, game_pb2
+from pepper_proto.v1 import bot_pb2, game_pb2
 
 __all__ = ["view_to_dict", "request_view", "event_to_dict", "game_start_to_dict", "game_end_to_dict",
-           "deal_result_to_dict", "outcome_to_dict", "notice_code", "phase_name", "ruleset_of"]
+           "deal_result_to_dict", "outcome_to_dict", "notice_code", "phase_name"]
 
 
 def _enum_word(enum, value: int, prefix: str, sep: str) -> str:
@@ -147,26 +147,3 @@ def game_end_to_dict(g: bot_pb2.GameEnd) -> dict:
 
 
 # Keys a ruleset file (and so ruleset_from_dict) accepts.
-_RULESET_KEYS = ("extends", "name", "description", "target_score", "deal_cap", "pass_out", "defenders_may_cede",
-                 "pepper_exchange", "min_bid", "max_bid", "specials", "player_counts")
-
-
-def ruleset_of(info: dict):
-    """The :class:`referee.rules.Ruleset` of a game, from ``on_game_start``'s info (None if unknown).
-
-    For bots that simulate with the rules engine: a game may be played under a
-    variant (e.g. ``{"extends": "iowa", "deal_cap": 3}``) whose name is not a
-    built-in one.
-    """
-    from referee.rules import BUILTIN_RULESETS, RulesError, ruleset_from_dict
-
-    rs = info.get("ruleset", {})
-    params = rs.get("params") or {}
-    name = rs.get("name", "")
-    if not params.get("extends"):
-        return BUILTIN_RULESETS.get(name)
-    try:
-        return ruleset_from_dict({k: v for k, v in params.items() if k in _RULESET_KEYS and v is not None},
-                                 source=f"<game {info.get('game_id', '?')}>")
-    except (RulesError, ValueError, TypeError):
-        return None

@@ -1,6 +1,6 @@
 """The Python bot SDK: write ``decide(view)``, the SDK does the rest.
 
-    from sample_bots.sdk import Bot, main
+    from pepper_bot import Bot, main
 
     class MyBot(Bot):
         def decide(self, view):
@@ -18,10 +18,10 @@ first legal action is played instead. See docs/writing-a-bot.md.
 """
 
 from .bot import Bot, PolicyBot, as_bot
-from .convert import event_to_dict, game_end_to_dict, game_start_to_dict, request_view, ruleset_of, view_to_dict
+from .convert import event_to_dict, game_end_to_dict, game_start_to_dict, request_view, view_to_dict
 from .runner import DEFAULT_REFEREE, EXIT_GAVE_UP, EXIT_OK, EXIT_REFUSED, main, match_action, run_bot
 
 __all__ = [
     "Bot", "PolicyBot", "as_bot", "run_bot", "main", "match_action", "view_to_dict", "request_view", "event_to_dict",
-    "game_start_to_dict", "game_end_to_dict", "ruleset_of", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED",
+    "game_start_to_dict", "game_end_to_dict", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED",
 ]

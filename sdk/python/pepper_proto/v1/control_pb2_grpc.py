@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from referee.gen.pepper.v1 import control_pb2 as pepper_dot_v1_dot_control__pb2
+from pepper_proto.v1 import control_pb2 as pepper_dot_v1_dot_control__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__

@@ -1,1 +1,0 @@
-"""Generated from proto/ by tools/genproto.py. Do not edit by hand: run `make proto`."""
