@@ -1,6 +1,6 @@
 """Helpers for golden-scenario tests: explicit decks, scripted actions and tricks.
 
-The layout follows the spec (RULESETS.md, "Deal"): the dealer deals one card at
+The layout follows the spec (docs/rules.md, "Common rules"): the dealer deals one card at
 a time clockwise starting left of the dealer, so with R receivers seat
 ``(dealer + 1 + i) % n`` gets ``deck[i::R]``. Five-handed puts one card into
 the widow after every third round; the 2-player pepper-30 dead hand is dealt as

@@ -1,4 +1,4 @@
-"""Golden scenarios for the ``bid-euchre`` ruleset (RULESETS.md, "bid-euchre").
+"""Golden scenarios for the ``bid-euchre`` ruleset (docs/rules.md, "`bid-euchre`").
 
 4, 6 or 8 players in two alternating teams, J-A decks (one set per two
 players), bids that name their strain, Pepper (pass and discard) and Double

@@ -1,4 +1,4 @@
-"""Golden scenarios for the rules common to every ruleset (RULESETS.md, "Common to every ruleset").
+"""Golden scenarios for the rules common to every ruleset (docs/rules.md, "Common rules").
 
 Cards and actions, trump and no-trump ranking (the left bower is a trump and not
 a card of its printed suit), trick winners, the deal, pass-outs, the

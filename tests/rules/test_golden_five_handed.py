@@ -1,4 +1,4 @@
-"""Golden scenarios for the ``five-handed`` ruleset (RULESETS.md, "five-handed").
+"""Golden scenarios for the ``five-handed`` ruleset (docs/rules.md, "`five-handed`").
 
 5 players scoring alone, three J-A decks, a 3-card widow, the partner called by
 card, Pepper and Moon Shot, and a game only the bidder can win at 51.

@@ -1,4 +1,4 @@
-"""Golden scenarios for the ``iowa`` ruleset (RULESETS.md, "iowa").
+"""Golden scenarios for the ``iowa`` ruleset (docs/rules.md, "`iowa`").
 
 Seat 0 and 2 are team A, seats 1 and 3 team B. Most deals use dealer 3 so
 seat 0 bids first.

@@ -1,4 +1,4 @@
-"""Golden scenarios for the ``pepper-30`` ruleset (RULESETS.md, "pepper-30").
+"""Golden scenarios for the ``pepper-30`` ruleset (docs/rules.md, "`pepper-30`").
 
 2, 3 or 4 players; an elimination auction; Small and Big Pepper; a dead hand
 with 2 players; game to 30 with ties all winning.

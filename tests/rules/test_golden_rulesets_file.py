@@ -1,4 +1,4 @@
-"""Golden scenarios for ruleset files (RULESETS.md, "Variations a ruleset file may change").
+"""Golden scenarios for ruleset files (docs/rules.md, "Ruleset files").
 
 A TOML file extends a built-in ruleset and overrides: target score, bid ladder,
 pass-out handling, whether defenders may cede, the Pepper exchange and the

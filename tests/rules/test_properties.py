@@ -1,7 +1,7 @@
 """Property tests: random play under every ruleset and player count, checked against the spec.
 
 Every game is played with random legal actions drawn by hypothesis. Along the
-way a small *reference model* written here from /work/shared/RULESETS.md (not
+way a small *reference model* written here from docs/rules.md (not
 from the engine) shadows the game and checks, at every action:
 
 - the deal: sizes, dealer rotation, one-at-a-time clockwise dealing, the deck;

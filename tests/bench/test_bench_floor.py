@@ -12,7 +12,7 @@ from referee import wire
 from referee.rules import Game, ruleset_from_dict
 from referee.rules.game import PUBLIC
 
-_spec = importlib.util.spec_from_file_location("referee_floor", Path(__file__).resolve().parent.parent / "bench" / "referee_floor.py")
+_spec = importlib.util.spec_from_file_location("referee_floor", Path(__file__).resolve().parents[2] / "bench" / "referee_floor.py")
 floor = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(floor)
 
