@@ -148,8 +148,8 @@ def arena_run(
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from referee.rules import RulesetError
 
-    from .runner import Arena, ArenaError, RunConfig, UsageError, run
     from .store import StoreError
+    from .tournament import Arena, ArenaError, RunConfig, UsageError, run
 
     if lineup not in ("mirrored", "mixed"):
         _fail(f"--lineup {lineup!r}: expected mirrored or mixed")
@@ -222,8 +222,7 @@ def _id_range(st, run_id: int | None = None) -> str:
         return f"game {lo}"
     if hi - lo + 1 == n:
         return f"games {lo}-{hi}"
-    q = "SELECT id FROM games" + (" WHERE run_id = ?" if run_id is not None else "") + " ORDER BY id DESC LIMIT 5"
-    latest = [r[0] for r in st.db.execute(q, () if run_id is None else (run_id,))]
+    latest = st.latest_game_ids(run_id)
     return f"{n} games with ids from {lo} to {hi} (the latest: {', '.join(map(str, latest))})"
 
 
@@ -335,7 +334,8 @@ def arena_games(
     st = _open_existing(db)
     if ruleset:
         ruleset = _pool_ruleset(st, db, ruleset, players)
-    games, total = st.latest_games(ruleset=ruleset, players=players, bot=bot, limit=limit)
+    stored, total = st.latest_games(ruleset=ruleset, players=players, bot=bot, limit=limit)
+    games = [g.summary() for g in stored]
     for g in games:  # the winning bots, each with its winning seats
         won: dict[str, list[int]] = {}
         for s in g["winners"]:
@@ -375,17 +375,19 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
     from referee.rules import Game, RulesError
 
     from .cli import _outcome_line, _print_game, _scores, _side
+    from .store import SeatStatus
 
     st = _open_existing(db)
     g = st.game(game_id)
-    if g is None:
+    record = st.record(game_id)
+    if g is None or record is None:
         if not st.game_ids()[0]:
             _fail(f"no game {game_id}: {db} holds no games yet (run `pepper arena run` first)")
         _fail(f"no game {game_id} in {db}: it holds {_id_range(st)} (list them with `pepper arena games{_db_flag(db)}`)")
-    typer.echo(f"game {game_id}: {g['ruleset']} {g['players']}p seed {g['seed']}; seats: " +
-               ", ".join(f"{s}={b}" for s, b in enumerate(g["seats"])) + f"; status {g['status']}")
+    typer.echo(f"game {game_id}: {g.ruleset} {g.players}p seed {g.seed}; seats: " +
+               ", ".join(f"{s}={b}" for s, b in enumerate(g.bots)) + f"; status {g.status}")
     try:
-        game = Game.from_record(g["record"])
+        game = Game.from_record(record)
     except RulesError as e:
         _fail(f"stored record of game {game_id} does not replay: {e}", 1)
     _print_game(game, hands)
@@ -395,12 +397,12 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
     # Ended early (a forfeit, or aborted by the referee): say how, from what the arena stored.
     t = game.table
     who = []
-    for s, st in enumerate(g["seat_status"]):
-        if st in ("forfeited", "disconnected"):
-            kinds = ", ".join(f"{k} {n}" for k, n in g["faults"][s].items() if n)
-            who.append(f"seat {s} ({g['seats'][s]}) {st}" + (f", faults: {kinds}" if kinds else ""))
-    winners = sorted({t.team_of[s] for s in g["winners"]})
+    for seat in g.seats:
+        if seat.status in (SeatStatus.FORFEITED, SeatStatus.DISCONNECTED):
+            kinds = ", ".join(f"{k} {n}" for k, n in seat.faults._asdict().items() if n)
+            who.append(f"seat {seat.seat} ({seat.bot}) {seat.status}" + (f", faults: {kinds}" if kinds else ""))
+    winners = sorted({t.team_of[s] for s in g.winners})
     won = (" and ".join(_side(t, w) for w in winners) + (" win" if len(winners) > 1 else " wins")) if winners else "no winner"
-    team_scores = [g["scores"][t.team_seats(i)[0]] for i in range(t.teams)]
-    typer.echo(f"Ended: {g['status']} during deal {game.deal_number}" + (f": {'; '.join(who)}" if who else "")
+    team_scores = [g.scores[t.team_seats(i)[0]] for i in range(t.teams)]
+    typer.echo(f"Ended: {g.status} during deal {game.deal_number}" + (f": {'; '.join(who)}" if who else "")
                + f". {won[0].upper()}{won[1:]}; scores when it ended: {_scores(t, team_scores)}")

@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from .store import Store
+from .store import BotKind, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "sample_bots" / "node"
@@ -26,6 +26,9 @@ SAMPLE_BOTS = {
     "heuristic": ("{python} -m sample_bots heuristic", 1),
     "montecarlo": ("{python} -m sample_bots montecarlo", 2),
 }
+
+
+SAMPLES_REGISTERED = "samples_registered"  # a meta flag: the sample bots were registered once
 
 
 def expand(command: str) -> str:
@@ -55,16 +58,15 @@ def node_command(node_dir: Path | None = None) -> str | None:
 
 def ensure_sample_bots(store: Store, note=print) -> None:
     """Register the sample bots the first time a database is used."""
-    if store.db.execute("SELECT 1 FROM meta WHERE key = 'samples_registered'").fetchone():
+    if store.flag(SAMPLES_REGISTERED):
         return
     for name, (cmd, processes) in SAMPLE_BOTS.items():
         if store.bot(name) is None:
-            store.add_bot(name, "command", command=cmd, cwd=str(ROOT), processes=processes, sample=True)
+            store.add_bot(name, BotKind.COMMAND, command=cmd, cwd=str(ROOT), processes=processes, sample=True)
     why = node_missing()
     if why:
         note(f"note: the Node.js sample bot is not registered: {why}; then add it with "
              f"`pepper bot register node --command \"node .\" --cwd {NODE_DIR}`")
     elif store.bot("node") is None:
-        store.add_bot("node", "command", command="node .", cwd=str(NODE_DIR), sample=True)
-    with store.tx():
-        store.db.execute("INSERT OR REPLACE INTO meta VALUES ('samples_registered', '1')")
+        store.add_bot("node", BotKind.COMMAND, command="node .", cwd=str(NODE_DIR), sample=True)
+    store.set_flag(SAMPLES_REGISTERED)

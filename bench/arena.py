@@ -33,8 +33,9 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 import grpc  # noqa: E402
 from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2  # noqa: E402
 
-from arena.runner import Arena, BotProcesses, RefereeProcess, RunConfig  # noqa: E402
+from arena.processes import BotProcesses, RefereeProcess  # noqa: E402
 from arena.store import Store  # noqa: E402
+from arena.tournament import Arena, RunConfig  # noqa: E402
 
 BOTS = ("bot-a", "bot-b")
 #: What the two bots run (``--bot``): the sample heuristic through the Python SDK (the default), the
@@ -57,12 +58,12 @@ def throughput(games: int, concurrency: int, processes: int, play_forced: bool =
         cfg = RunConfig(ruleset="iowa", games=games, seed=int(time.time()), bots=list(BOTS), concurrency=concurrency,
                         db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"), play_forced=play_forced)
         t0 = time.perf_counter()
-        _, prog = asyncio.run(Arena(cfg, st).run())
+        run_id, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
-        decisions = st.db.execute("SELECT SUM(json_extract(value, '$.decisions')) FROM games, json_each(games.latency_json)").fetchone()[0]
+        decisions = st.run_decisions(run_id)
         st.close()
     return {"games": prog.done, "seconds": dt, "games_per_second": prog.done / dt,
-            "decisions_per_second": (decisions or 0) / dt}
+            "decisions_per_second": decisions / dt}
 
 
 def _rss_kb(pid: int) -> int:
@@ -90,7 +91,7 @@ async def _capacity(n: int, processes: int, bot: str = "heuristic") -> dict:
                     break
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.5)
-            base = _rss_kb(ref.proc.pid)
+            base = _rss_kb(ref.pid)
             # A long deadline and no time pressure: games stay open while we count them.
             policy = control_pb2.GamePolicy(deadline_ms=600_000, time_bank_ms=0)
             sem = asyncio.Semaphore(200)
@@ -106,7 +107,7 @@ async def _capacity(n: int, processes: int, bot: str = "heuristic") -> dict:
             created_s = time.perf_counter() - t0
             running = len((await stub.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING),
                                                 metadata=md)).games)
-            peak = _rss_kb(ref.proc.pid)
+            peak = _rss_kb(ref.pid)
             drained = await stub.Drain(control_pb2.DrainRequest(timeout_s=0.0), metadata=md)
             return {"requested": n, "running_at_peak": running, "create_seconds": created_s,
                     "referee_rss_base_mb": base / 1024, "referee_rss_peak_mb": peak / 1024,

@@ -100,6 +100,11 @@ class Ruleset:
     extends: str | None = None
     _tables: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
+    @property
+    def default_players(self) -> int:
+        """The player count when none is given: 4 where the ruleset allows it, else its smallest."""
+        return 4 if 4 in self.player_counts else self.player_counts[0]
+
     # -- resolution ---------------------------------------------------------
     def table(self, players: int) -> Table:
         """This ruleset for ``players`` seats (cached)."""

@@ -1,19 +1,16 @@
 """Arena core on a real SQLite file: plans, duplicate deals, exactly-once results, TrueSkill pools."""
 
-import json
 import sqlite3
-import sys
-import time
 from collections import Counter
 
 import pytest
 
 from arena import registry
 from arena.ratings import Rater, Rating, pool_name, ranks_from_result
-from arena.runner import ADAPTIVE_ROUND_GAMES, Arena, BotProcesses, RunConfig
 from arena.schedule import apportion, lineup_key, lineups, plan, rotations
 from arena.stats import table as stats_table
-from arena.store import Bot, Store, StoreError
+from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store, StoreError
+from arena.tournament import ADAPTIVE_ROUND_GAMES, Arena, RunConfig
 from referee.rules import Game
 
 BOTS = ["random", "heuristic", "montecarlo"]
@@ -103,11 +100,18 @@ def test_trueskill_moves_winner_up_and_handles_a_bot_in_several_seats():
     assert pool_name("iowa", 4) == "iowa/4p"
 
 
-def _game(run_id, idx):
-    return {"run_id": run_id, "idx": idx, "pool": "iowa/4p", "ruleset": "iowa", "players": 4, "seed": 1,
-            "seats": ["a", "b", "a", "b"], "status": "completed", "seat_status": ["ok"] * 4, "faults": [{}] * 4,
-            "scores": [42, 10, 42, 10], "winners": [0, 2], "contracts": [[1, 1]] * 4, "latency": [[]] * 4,
-            "duration": 0.1, "record": {"format": "pepper-game/1"}}
+NO_FAULTS = (Faults(),) * 4
+
+
+def _game(run_id, idx, *, status=GameStatus.COMPLETED, scores=(42, 10, 42, 10), winners=(0, 2), faults=NO_FAULTS,
+          record=None) -> NewGame:
+    seats = tuple(Seat(s, bot, SeatStatus.OK, faults[s], scores[s], s in winners, 1, 1)
+                  for s, bot in enumerate(["a", "b", "a", "b"]))
+    return NewGame(run_id, idx, "iowa/4p", "iowa", 4, 1, status, 0.1, seats, record or {"format": "pepper-game/1"})
+
+
+def _rated(ratings: dict[str, Rating]):
+    return lambda current: ratings
 
 
 def test_store_counts_a_game_once_and_resumes_the_same_run(tmp_path):
@@ -117,21 +121,20 @@ def test_store_counts_a_game_once_and_resumes_the_same_run(tmp_path):
     p = plan(["a", "b"], "iowa", 4, 4, seed=1)
     run, resumed = st.find_or_create_run(cfg, p)
     assert not resumed and len(st.pending(run)) == 4
-    st.record_game(_game(run, 0), {"a": Rating(27, 7), "b": Rating(23, 7)})
+    st.record_game(_game(run, 0), _rated({"a": Rating(27, 7), "b": Rating(23, 7)}))
     with pytest.raises(StoreError, match="already stored"):
-        st.record_game(_game(run, 0), {"a": Rating(29, 6), "b": Rating(21, 6)})
+        st.record_game(_game(run, 0), _rated({"a": Rating(29, 6), "b": Rating(21, 6)}))
     st.close()
     st = Store(db)  # a new process: same command, same run, one game done
     run2, resumed = st.find_or_create_run(cfg, p)
     assert (run2, resumed) == (run, True)
-    assert [x[0] for x in st.pending(run)] == [1, 2, 3]
+    assert [x.idx for x in st.pending(run)] == [1, 2, 3]
     assert st.ratings("iowa/4p") == {"a": Rating(27, 7), "b": Rating(23, 7)}
-    assert st.db.execute("SELECT games FROM ratings WHERE bot = 'a'").fetchone()[0] == 1
+    assert st.rating_games("iowa/4p", "a") == 1
     # A resumed run's progress starts from the games and the faults it stored before.
-    no_faults = {"illegal": 0, "malformed": 0, "timeout": 0, "disconnect": 0}
-    st.record_game(_game(run, 1) | {"faults": [no_faults | {"timeout": 2}, no_faults, no_faults | {"illegal": 1}, no_faults]},
-                   {"a": Rating(28, 6), "b": Rating(22, 6)})
-    assert st.run_faults(run) == 3 and st.game_ids(run)[0] == 2
+    st.record_game(_game(run, 1, faults=(Faults(timeout=2), Faults(), Faults(illegal=1), Faults())),
+                   _rated({"a": Rating(28, 6), "b": Rating(22, 6)}))
+    assert st.run_faults(run) == 3 and st.game_ids(run).count == 2
 
 
 def test_store_bots_persist_and_names_are_unique(tmp_path):
@@ -157,9 +160,9 @@ def test_store_reports_a_full_disk_clearly(tmp_path):
     st = Store(tmp_path / "a.db")
     run, _ = st.find_or_create_run({"x": 1}, plan(["a", "b"], "iowa", 4, 2, seed=1))
     st.db.execute(f"PRAGMA max_page_count = {st.db.execute('PRAGMA page_count').fetchone()[0]}")
-    big = _game(run, 0) | {"record": {"format": "pepper-game/1", "pad": "x" * 200_000}}
+    big = _game(run, 0, record={"format": "pepper-game/1", "pad": "x" * 200_000})
     with pytest.raises(StoreError, match="disk is full.*resume"):
-        st.record_game(big, {"a": Rating()})
+        st.record_game(big, _rated({"a": Rating()}))
     assert st.pending(run) and st.ratings("iowa/4p") == {}  # nothing half-written
     assert isinstance(st.db, sqlite3.Connection)
 
@@ -191,23 +194,20 @@ def test_adaptive_rounds_are_small_and_favour_informative_lineups(tmp_path):
     run, _ = st.find_or_create_run(cfg.run_key(cfg.bots), [])
     first = arena._next_adaptive(cfg.bots, run)
     assert first * 2 <= ADAPTIVE_ROUND_GAMES and st.planned_count(run) == first * 2
-    firsts = [tuple(sorted(set(s))) for m, s in {m: s for _, m, _, _, _, s in st.pending(run)}.items()]
+    firsts = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.pending(run)}.items()]
     assert len(set(firsts)) == 3 and max(map(firsts.count, firsts)) - min(map(firsts.count, firsts)) <= 1  # equal ratings
-    with st.tx():
-        st.db.executemany("INSERT INTO ratings VALUES ('iowa/4p', ?, ?, ?, 40)",
-                          [("weak", 8.0, 1.5), ("strong", 33.0, 1.2), ("twin", 32.5, 1.2)])
+    st.set_ratings("iowa/4p", {"weak": Rating(8.0, 1.5), "strong": Rating(33.0, 1.2), "twin": Rating(32.5, 1.2)}, games=40)
     arena._next_adaptive(cfg.bots, run)
-    rows = st.db.execute("SELECT match, seats_json FROM planned_games WHERE run_id = ? AND match >= ?", (run, first))
-    later = [tuple(sorted(set(json.loads(s)))) for m, s in dict(rows.fetchall()).items()]
+    later = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.planned(run) if g.match >= first}.items()]
     assert later.count(("strong", "twin")) > 3 * max(later.count(("strong", "weak")), later.count(("twin", "weak")))
     assert later.count(("strong", "weak")) >= 1 and later.count(("twin", "weak")) >= 1
 
 
 def test_average_points_count_completed_games_only(tmp_path):
     st = Store(tmp_path / "a.db")
-    st.record_game(_game(None, None), {"a": Rating(27, 7), "b": Rating(23, 7)})
-    st.record_game(_game(None, None) | {"status": "forfeited", "scores": [0, 0, 0, 0], "winners": [1, 3]},
-                   {"a": Rating(26, 6), "b": Rating(24, 6)})
+    st.record_game(_game(None, None), _rated({"a": Rating(27, 7), "b": Rating(23, 7)}))
+    st.record_game(_game(None, None, status=GameStatus.FORFEITED, scores=(0, 0, 0, 0), winners=(1, 3)),
+                   _rated({"a": Rating(26, 6), "b": Rating(24, 6)}))
     rows = {r.bot: r for r in stats_table(st, "iowa/4p")}
     assert rows["a"].games == rows["b"].games == 2
     assert rows["a"].avg_points == 42 and rows["b"].avg_points == 10
@@ -229,43 +229,3 @@ def test_node_bot_needs_its_installed_packages(tmp_path, monkeypatch):
     st = Store(tmp_path / "a.db")
     registry.ensure_sample_bots(st, note=notes.append)
     assert len(notes) == 1 and "not registered" in notes[0] and {b.name for b in st.bots()} == {"random", "heuristic", "montecarlo"}
-
-
-def test_a_bot_process_that_keeps_dying_is_restarted_with_a_growing_delay(tmp_path):
-    bot = Bot("dies", "command", f"{sys.executable} -c 'raise SystemExit(1)'", str(tmp_path), {}, 1, "t", False)
-    procs = BotProcesses(bot, "127.0.0.1:1", "t", tmp_path, {})
-    try:
-        delays = []
-        deadline = time.monotonic() + 1.5
-        while time.monotonic() < deadline:
-            procs.procs[0].wait(5)
-            if procs.check():
-                delays.append(procs.delay(procs._quick[0]))
-            time.sleep(0.01)
-        assert 2 <= procs.restarts <= 5, procs.restarts  # 0, 0.25, 0.5 s ... not a hot loop
-        assert delays == sorted(delays) and delays[-1] >= 0.5
-        # A process that ran for a while before dying (a crash mid-game) is restarted at once.
-        procs.procs[0].wait(5)
-        procs._started[0] -= BotProcesses.STABLE_S
-        procs._due[0] = None
-        assert procs.check() == 1
-    finally:
-        procs.stop()
-
-
-def test_one_slot_that_dies_on_start_backs_off_while_the_others_live(tmp_path):
-    """Per-slot backoff: a bot with a spare process slot that cannot start is not respawned on every game."""
-    lock = tmp_path / "lock"
-    cmd = f"{sys.executable} -c 'import os,sys,time; os.mkdir(sys.argv[1]); time.sleep(30)' {lock}"
-    bot = Bot("two", "command", cmd, str(tmp_path), {}, 2, "t", False)
-    procs = BotProcesses(bot, "127.0.0.1:1", "t", tmp_path, {})
-    try:
-        deadline = time.monotonic() + 1.5
-        while time.monotonic() < deadline:
-            procs.check()
-            time.sleep(0.01)
-        alive = [p for p in procs.procs if p.poll() is None]
-        assert len(alive) == 1                     # the first process holds the lock; the second cannot start
-        assert 2 <= procs.restarts <= 5, procs.restarts
-    finally:
-        procs.stop()

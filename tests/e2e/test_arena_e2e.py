@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.store import Store
 from referee.rules import Game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,12 +88,13 @@ def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
     csv_out = pepper("arena", "table", "--csv", db=db).stdout.splitlines()
     assert csv_out[0].startswith("pool,rank,bot,mu,sigma") and len(csv_out) == 3
     # Duplicate deals: the two games of a match are dealt the very same decks, teams swapped.
-    with sqlite3.connect(db) as c:
-        rows = c.execute("SELECT g.id, g.seats_json, g.record_json, p.match FROM games g JOIN planned_games p "
-                         "ON p.run_id = g.run_id AND p.idx = g.idx ORDER BY p.match, p.idx").fetchall()
+    st = Store(db)
+    stored, _ = st.latest_games(limit=1000)
+    match_of = {(run, p.idx): p.match for run in {g.run_id for g in stored} for p in st.planned(run)}
     by_match: dict[int, list] = {}
-    for gid, seats, rec, match in rows:
-        by_match.setdefault(match, []).append((gid, json.loads(seats), json.loads(rec)))
+    for g in sorted(stored, key=lambda g: (match_of[g.run_id, g.idx], g.idx)):
+        by_match.setdefault(match_of[g.run_id, g.idx], []).append((g.id, g.bots, st.record(g.id)))
+    st.close()
     assert len(by_match) == 30 and all(len(v) == 2 for v in by_match.values())
     for (_, s1, r1), (_, s2, r2) in by_match.values():
         g1, g2 = Game.from_record(r1), Game.from_record(r2)
@@ -100,7 +102,7 @@ def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
         assert g1.decks_dealt[:n] == g2.decks_dealt[:n] and g1.first_dealer == g2.first_dealer
         assert s1[0] == s2[1] and s1[1] == s2[0]
     # A stored game replays deal by deal.
-    gid = rows[0][0]
+    gid = by_match[min(by_match)][0][0]
     rep = pepper("arena", "replay", str(gid), db=db)
     assert rep.returncode == 0 and "Deal 1" in rep.stdout and "Result:" in rep.stdout
     unknown = pepper("arena", "replay", "999999", db=db)
@@ -151,8 +153,9 @@ def test_the_sample_bots_rank_montecarlo_heuristic_random(tmp_path):
     assert [b for b, _ in sorted(t.items(), key=lambda kv: kv[1]["rank"])] == ["montecarlo", "heuristic", "random"], t
     assert t["montecarlo"]["mu"] > t["heuristic"]["mu"] and t["heuristic"]["conservative"] > t["random"]["mu"]
     assert all(t[b]["timeouts"] == t[b]["illegal"] == t[b]["crashes"] == 0 for b in t)
-    with sqlite3.connect(db) as c:
-        games = [(json.loads(s), json.loads(w)) for s, w in c.execute("SELECT seats_json, winners_json FROM games")]
+    st = Store(db)
+    games = [(g.bots, g.winners) for g in st.latest_games(limit=10_000)[0]]
+    st.close()
     mc_vs_h = [seats[winners[0]] == "montecarlo" for seats, winners in games
                if set(seats) == {"montecarlo", "heuristic"} and winners]
     assert len(mc_vs_h) >= 95 and sum(mc_vs_h) / len(mc_vs_h) > 0.55, f"montecarlo won {sum(mc_vs_h)}/{len(mc_vs_h)}"
@@ -205,7 +208,7 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     # Every game was rated exactly once: each bot's rated-game count equals the games it sat in.
     for bot in ("random", "heuristic"):
         assert count(db, "SELECT games FROM ratings WHERE bot = ?", bot) == \
-            count(db, "SELECT COUNT(*) FROM games WHERE seats_json LIKE ?", f'%"{bot}"%') == 40
+            count(db, "SELECT COUNT(DISTINCT game_id) FROM game_seats WHERE bot = ?", bot) == 40
         assert count(db, "SELECT COUNT(*) FROM rating_history WHERE bot = ?", bot) == 40
 
 
@@ -295,8 +298,7 @@ def test_a_bot_that_stays_down_ends_the_run_with_its_log_and_the_run_resumes(tmp
     """Started twice (its two processes), then every restart fails: after the bot's limit (here 2 s) the run
     ends with an error naming the bot and its log's last lines; what was stored stays."""
     from arena.registry import ensure_sample_bots
-    from arena.runner import ArenaError, RunConfig, run
-    from arena.store import Store
+    from arena.tournament import ArenaError, RunConfig, run
 
     db = tmp_path / "arena.db"
     script = tmp_path / "flaky.sh"
@@ -349,7 +351,7 @@ def test_adaptive_mode_plans_in_rounds_and_spends_games_where_they_tell_most(tmp
     """random against two equal heuristic bots: the first round (equal ratings) is a round robin; later
     rounds, on the ratings as they stand, give most matches to the evenly matched pair. At the default
     --concurrency, which once planned the whole run in one round."""
-    from arena.runner import ADAPTIVE_ROUND_GAMES
+    from arena.tournament import ADAPTIVE_ROUND_GAMES
 
     db = tmp_path / "arena.db"
     assert pepper("bot", "register", "twin", "--command", "{python} -m sample_bots heuristic", "--cwd", str(ROOT),

@@ -1,4 +1,4 @@
-"""Running a tournament: referee, bot processes, scheduling, ratings, storage.
+"""The tournament loop: referee, bot processes, scheduling, ratings, storage.
 
 ``run(config)`` plays every pending game of the run ``config`` describes:
 
@@ -6,11 +6,10 @@
    a killed arena resumes where it stopped: see :mod:`arena.store`);
 2. starts a referee subprocess on 127.0.0.1 (or uses ``--referee ADDRESS``);
 3. registers every bot of the line-ups with the referee and launches the
-   command bots (each as ``processes`` processes serving many seats), with
-   ``PEPPER_REFEREE``, ``PEPPER_TOKEN`` and ``PEPPER_BOT_NAME`` set; remote
-   bots connect by themselves;
-4. keeps ``concurrency`` games in flight; each finished game and its
-   TrueSkill update are stored in one transaction;
+   command bots (each as ``processes`` processes serving many seats, see
+   :mod:`arena.processes`); remote bots connect by themselves;
+4. keeps ``concurrency`` games in flight; each finished game (converted by
+   :mod:`arena.results`) and its TrueSkill update are stored in one transaction;
 5. restarts a bot process that dies (its games in flight are recorded with a
    disconnect fault by the referee, under the game's failure policy). A game
    whose bot is down (restarting, or a remote bot reconnecting) waits for it;
@@ -21,55 +20,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
-import shlex
-import signal
-import subprocess
-import sys
 import time
-import tomllib
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
-from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
+from pepper_proto.v1 import control_pb2, control_pb2_grpc
 
-from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
-
-from . import schedule
-from .ratings import DEFAULT_SIGMA, DEFAULT_TAU, Rater, pool_name, ranks_from_result
-from .registry import expand
-from .stats import contracts_by_seat
-from .store import Bot, Store
-
-SEAT_STATUS = {game_pb2.SEAT_STATUS_OK: "ok", game_pb2.SEAT_STATUS_FAULTED: "faulted",
-               game_pb2.SEAT_STATUS_DISCONNECTED: "disconnected", game_pb2.SEAT_STATUS_FORFEITED: "forfeited",
-               game_pb2.SEAT_STATUS_ABORTED: "aborted"}
-GAME_STATUS = {game_pb2.GAME_STATUS_COMPLETED: "completed", game_pb2.GAME_STATUS_FORFEITED: "forfeited",
-               game_pb2.GAME_STATUS_ABORTED: "aborted", game_pb2.GAME_STATUS_RUNNING: "running"}
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux to SIGTERM us when the arena dies (even by kill -9),
-    so a killed arena leaves no referee or bot behind. A no-op where prctl is missing."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-class ArenaError(Exception):
-    """The arena cannot go on; the message says what was wrong and what to do."""
-
-
-class UsageError(ArenaError):
-    """The run as asked cannot be played (unknown bot, too few bots for the line-up): found before anything starts."""
-
+from . import results, schedule
+from .config import RunConfig
+from .errors import ArenaError, UsageError
+from .processes import BotProcesses, RefereeProcess
+from .ratings import DEFAULT_SIGMA, Rater, pool_name
+from .store import Bot, BotKind, Store
 
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says: enough to keep
 # the referee busy while the next round is chosen on newer ratings. The next round is planned once half a
@@ -80,185 +46,12 @@ UNCERTAINTY_WEIGHT = 0.05
 
 
 @dataclass
-class RunConfig:
-    ruleset: str = "iowa"
-    players: int | None = None
-    games: int = 1000
-    seed: int = 1
-    lineup: str = "mirrored"          # mirrored | mixed
-    duplicate: bool = True
-    adaptive: bool = False
-    bots: list[str] | None = None     # default: every registered bot
-    concurrency: int = 2048
-    referee: str | None = None        # use this referee instead of starting one
-    listen: str = "127.0.0.1:0"       # where the arena's own referee listens (remote bots connect here)
-    control_token: str | None = None
-    deadline_ms: int = 2000
-    time_bank_ms: int = 10_000
-    db: str = "arena.db"
-    log_dir: str = "arena-logs"
-    bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
-    play_forced: bool = True          # forced moves are played by the referee, not asked (GamePolicy.play_forced)
-    tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
-    # How long a bot may lack the connections a game needs before the run ends (it stays resumable): a
-    # launched bot is restarted meanwhile; a remote bot's owner may need minutes to restart it.
-    bot_down_s: float = 120.0
-    remote_down_s: float = 600.0
-
-    def ruleset_obj(self) -> Ruleset:
-        """The ruleset: a built-in name or a .toml file (RulesetError names what is wrong)."""
-        return get_ruleset(self.ruleset)
-
-    def ruleset_params(self) -> dict | None:
-        """A ruleset file's keys (its name filled in), as CreateGame's ruleset_json; None for a built-in."""
-        if self.ruleset in BUILTIN_RULESETS:
-            return None
-        rs = self.ruleset_obj()  # validates the file
-        data = tomllib.loads(Path(self.ruleset).read_text(encoding="utf-8"))
-        data.setdefault("name", rs.name)
-        return data
-
-    def resolved_players(self) -> int:
-        rs = self.ruleset_obj()
-        if self.players is None:
-            return 4 if 4 in rs.player_counts else rs.player_counts[0]
-        rs.table(self.players)  # raises RulesetError naming the allowed counts
-        return self.players
-
-    def run_key(self, bots: list[str]) -> dict:
-        """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys."""
-        params = self.ruleset_params()
-        key = {"ruleset": self.ruleset if params is None else params["name"], "players": self.resolved_players(),
-               "games": self.games, "seed": self.seed, "lineup": self.lineup, "duplicate": self.duplicate,
-               "adaptive": self.adaptive, "bots": sorted(bots)}
-        return key if params is None else key | {"ruleset_params": params}
-
-
-@dataclass
 class Progress:
     total: int
     done: int = 0
     faults: int = 0
     started: float = field(default_factory=time.time)
     in_flight: int = 0
-
-
-# ----------------------------------------------------------------------------- referee and bots
-class RefereeProcess:
-    """A referee subprocess on a free loopback port."""
-
-    def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0"):
-        self.token = control_token
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.log = open(log_dir / "referee.log", "ab")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.service", "serve", "--address", address],
-            stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL,
-            env=os.environ | {"PEPPER_CONTROL_TOKEN": control_token}, start_new_session=True,
-            preexec_fn=_die_with_parent)
-        line = self.proc.stdout.readline().decode().strip()
-        if not line.startswith("listening on "):
-            self.stop()
-            raise ArenaError(f"the referee did not start (said {line!r}); see {log_dir / 'referee.log'}")
-        self.address = line.split()[-1]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
-
-
-class BotProcesses:
-    """The processes of one command bot, restarted when they die.
-
-    Each process slot keeps its own count of quick deaths: a process that ran for a while
-    (STABLE_S) before dying is restarted at once (a bot that crashes now and then, mid-game);
-    each death soon after a start doubles that slot's delay (0.25 s up to 8 s), so a process
-    that dies on start is not respawned in a hot loop, whatever the other slots do.
-    """
-
-    MAX_DELAY_S = 8.0
-    STABLE_S = 10.0
-
-    def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1):
-        self.bot, self.address, self.token = bot, address, token
-        self.log_path = log_dir / f"bot-{bot.name}.log"
-        self.extra_env = extra_env
-        self.procs: list[subprocess.Popen] = []
-        self.restarts = 0
-        self.connected_once = False            # set by the arena once the referee lists a connection of the bot
-        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
-        # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
-        n = max(1, bot.processes, at_least)
-        now = time.monotonic()
-        self._started = [now] * n              # per slot: when its process was started
-        self._quick = [0] * n                  # per slot: deaths in a row soon after a start
-        self._due: list[float | None] = [None] * n   # per slot: when to restart it (None: alive, or not yet seen dead)
-        for _ in range(n):
-            self.procs.append(self._spawn())
-
-    def _spawn(self) -> subprocess.Popen:
-        env = os.environ | self.extra_env | self.bot.env | {
-            "PEPPER_REFEREE": self.address, "PEPPER_TOKEN": self.token, "PEPPER_BOT_NAME": self.bot.name}
-        try:
-            return subprocess.Popen(shlex.split(expand(self.bot.command)), cwd=self.bot.cwd or None, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, start_new_session=True,
-                                    preexec_fn=_die_with_parent)
-        except (OSError, ValueError) as e:
-            raise ArenaError(f"cannot start bot {self.bot.name!r} with command {self.bot.command!r}: {e}; "
-                             f"fix it with `pepper bot remove {self.bot.name}` and register it again") from None
-
-    def delay(self, quick_deaths: int) -> float:
-        """The wait before restarting a slot whose process died ``quick_deaths`` times in a row soon after starting."""
-        return 0.0 if quick_deaths <= 1 else min(self.MAX_DELAY_S, 0.25 * 2 ** (quick_deaths - 2))
-
-    def check(self) -> int:
-        """Restart the dead processes whose delay is over (never blocks); returns how many were restarted."""
-        n = 0
-        now = time.monotonic()
-        for i, p in enumerate(self.procs):
-            if p.poll() is None:
-                continue
-            if self._due[i] is None:
-                self._quick[i] = 1 if now - self._started[i] >= self.STABLE_S else self._quick[i] + 1
-                self._due[i] = now + self.delay(self._quick[i])
-            if now >= self._due[i]:
-                self.procs[i] = self._spawn()
-                self._started[i], self._due[i] = now, None
-                self.restarts += 1
-                n += 1
-        return n
-
-    def all_dead(self) -> bool:
-        return all(p.poll() is not None for p in self.procs)
-
-    def stop(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-        deadline = time.time() + 5
-        for p in self.procs:
-            try:
-                p.wait(max(0.1, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        self._log.close()
-
-    def tail(self, lines: int = 5) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
 
 
 # ----------------------------------------------------------------------------- the run
@@ -325,10 +118,10 @@ class Arena:
             need = self._connections_needed(names)
             for b in bots:
                 await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
-                if b.kind == "command":
+                if b.kind is BotKind.COMMAND:
                     procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env, need[b.name]))
             self._procs = {p.bot.name: p for p in procs}
-            remote = [b.name for b in bots if b.kind == "remote"]
+            remote = [b.name for b in bots if b.kind is BotKind.REMOTE]
             self._remote = set(remote)
             if remote:
                 self.notify(f"waiting for remote bot(s) {', '.join(f'{n} ({need[n]} connection(s))' for n in remote)} "
@@ -373,8 +166,7 @@ class Arena:
                 # A launched bot that never connected and keeps dying on start (a bad command, a missing
                 # file, an import error) fails now; one that connected before is restarted and waited for.
                 if p.all_dead() and not p.connected_once and p.restarts >= 2:
-                    codes = ", ".join(str(x.returncode) for x in p.procs)
-                    raise ArenaError(f"bot {p.bot.name!r} exited before connecting (exit code {codes}, after "
+                    raise ArenaError(f"bot {p.bot.name!r} exited before connecting (exit code {p.exit_codes()}, after "
                                      f"{p.restarts} restart(s)); last lines of {p.log_path}:\n{p.tail()}")
                 p.check()
             for n in sorted(self._remote & (want - connected)):
@@ -482,10 +274,9 @@ class Arena:
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
         matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
         order = schedule.apportion(ups, [self.lineup_score(ratings, u) for u in ups], matches)
-        rows = self.store.db.execute(
-            "SELECT match, seats_json FROM planned_games WHERE run_id = ? ORDER BY idx", (run_id,)).fetchall()
-        first_match = max((m for m, _ in rows), default=-1) + 1
-        played = Counter(schedule.lineup_key(json.loads(s), mirrored) for _, s in dict(rows).items())
+        match_seats = {g.match: g.seats for g in self.store.planned(run_id)}  # the last game's seats of each match
+        first_match = max(match_seats, default=-1) + 1
+        played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
         more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
                              lineup_order=order, played=played)
@@ -495,20 +286,14 @@ class Arena:
     def lineup_score(self, ratings: dict, seats: list[str]) -> float:
         """Match quality (evenly matched: informative) plus a bonus for the bots' uncertainty."""
         sigma = sum(ratings[b].sigma if b in ratings else DEFAULT_SIGMA for b in set(seats))
-        return self.rater.quality(ratings, self._entries(seats)) + UNCERTAINTY_WEIGHT * sigma
-
-    def _entries(self, seats: list[str]) -> list[list[str]]:
-        t = self.table
-        if t.teams < self.players:
-            return [[seats[s] for s in t.team_seats(team)] for team in range(t.teams)]
-        return [[b] for b in seats]
+        return self.rater.quality(ratings, results.entries(self.table, seats)) + UNCERTAINTY_WEIGHT * sigma
 
     # -- playing -------------------------------------------------------------------------------------
     async def _play(self, stub, md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:
         cfg = self.cfg
         total = cfg.games if cfg.adaptive else self.store.planned_count(run_id)
         # A resumed run starts from the games, and the faults, it stored before.
-        progress = Progress(total=total, done=self.store.game_ids(run_id)[0], faults=self.store.run_faults(run_id))
+        progress = Progress(total=total, done=self.store.game_ids(run_id).count, faults=self.store.run_faults(run_id))
         sem = asyncio.Semaphore(cfg.concurrency)
         finished = asyncio.Event()
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,
@@ -537,7 +322,7 @@ class Arena:
         low_water = max(1, min(cfg.concurrency, ADAPTIVE_ROUND_GAMES)) // 2
         try:
             while not errors:
-                queue = [g for g in self.store.pending(run_id) if g[0] not in started]
+                queue = [g for g in self.store.pending(run_id) if g.idx not in started]
                 if not queue:
                     if not (cfg.adaptive and self.store.planned_count(run_id) < cfg.games):
                         break
@@ -547,16 +332,16 @@ class Arena:
                     if not errors:
                         self._next_adaptive(names, run_id)
                     continue
-                for idx, _match, _ruleset, _players, seed, seats in queue:
+                for g in queue:
                     await sem.acquire()
                     if errors:
                         sem.release()
                         break
                     for p in procs:
                         p.check()
-                    started.add(idx)
+                    started.add(g.idx)
                     progress.in_flight += 1
-                    t = asyncio.create_task(one(idx, seed, seats))
+                    t = asyncio.create_task(one(g.idx, g.seed, g.seats))
                     tasks.add(t)
                     t.add_done_callback(tasks.discard)
                     self.on_progress(progress)
@@ -575,33 +360,11 @@ class Arena:
         self.on_progress(progress)
         return progress
 
-    def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res) -> None:
-        record = json.loads(res.record_json) if res.record_json else {}
-        team_of = list(self.table.team_of)
-        t = self.table
-        # The scores when the game ended (a forfeited game ends early; the table averages completed games only).
-        team_scores = list(res.scores) or [0] * t.teams
-        scores = [team_scores[team_of[s]] for s in range(self.players)]
-        winners = list(res.winning_seats)
-        entries = self._entries(seats)
-        if t.teams < self.players:
-            entry_scores = team_scores
-            entry_won = [i in set(res.winners) for i in range(t.teams)]
-        else:
-            entry_scores = scores
-            entry_won = [s in set(winners) for s in range(self.players)]
-        new = self.rater.rate(self.store.ratings(self.pool), entries, ranks_from_result(entry_scores, entry_won))
-        game = {
-            "run_id": run_id, "idx": idx, "pool": self.pool, "ruleset": self.rs.name, "players": self.players,
-            "seed": seed, "seats": seats, "status": GAME_STATUS.get(res.status, "unknown"),
-            "seat_status": [SEAT_STATUS.get(s.status, "unknown") for s in res.seats],
-            "faults": [{"illegal": s.faults.illegal, "malformed": s.faults.malformed, "timeout": s.faults.timeout,
-                        "disconnect": s.faults.disconnect} for s in res.seats],
-            "scores": scores, "winners": winners, "contracts": contracts_by_seat(record, team_of),
-            "latency": [{"p50": s.latency_p50_ms, "p99": s.latency_p99_ms, "decisions": s.decisions} for s in res.seats],
-            "duration": res.duration_s, "record": record,
-        }
-        self.store.record_game(game, new)
+    def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
+        game = results.new_game(res, self.table, run_id=run_id, idx=idx, pool=self.pool, ruleset=self.rs.name,
+                                seed=seed, seats=seats)
+        entries, ranks = results.entries(self.table, seats), results.ranks(res, self.table)
+        self.store.record_game(game, lambda current: self.rater.rate(current, entries, ranks))
 
 
 def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress]:
@@ -612,4 +375,4 @@ def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress
         store.close()
 
 
-__all__ = ["Arena", "ArenaError", "UsageError", "RunConfig", "Progress", "run", "asdict"]
+__all__ = ["ADAPTIVE_ROUND_GAMES", "Arena", "ArenaError", "Progress", "RunConfig", "UsageError", "run"]

@@ -1,0 +1,66 @@
+"""What a run is: :class:`RunConfig`, its ruleset and player count resolved, and the key that resumes it."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
+
+from .ratings import DEFAULT_TAU
+
+
+@dataclass
+class RunConfig:
+    ruleset: str = "iowa"
+    players: int | None = None        # default: the ruleset's (Ruleset.default_players)
+    games: int = 1000
+    seed: int = 1
+    lineup: str = "mirrored"          # mirrored | mixed
+    duplicate: bool = True
+    adaptive: bool = False
+    bots: list[str] | None = None     # default: every registered bot
+    concurrency: int = 2048
+    referee: str | None = None        # use this referee instead of starting one
+    listen: str = "127.0.0.1:0"       # where the arena's own referee listens (remote bots connect here)
+    control_token: str | None = None
+    deadline_ms: int = 2000
+    time_bank_ms: int = 10_000
+    db: str = "arena.db"
+    log_dir: str = "arena-logs"
+    bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
+    play_forced: bool = True          # forced moves are played by the referee, not asked (GamePolicy.play_forced)
+    tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
+    # How long a bot may lack the connections a game needs before the run ends (it stays resumable): a
+    # launched bot is restarted meanwhile; a remote bot's owner may need minutes to restart it.
+    bot_down_s: float = 120.0
+    remote_down_s: float = 600.0
+
+    def ruleset_obj(self) -> Ruleset:
+        """The ruleset: a built-in name or a .toml file (RulesetError names what is wrong)."""
+        return get_ruleset(self.ruleset)
+
+    def ruleset_params(self) -> dict | None:
+        """A ruleset file's keys (its name filled in), as CreateGame's ruleset_json; None for a built-in."""
+        if self.ruleset in BUILTIN_RULESETS:
+            return None
+        rs = self.ruleset_obj()  # validates the file
+        data = tomllib.loads(Path(self.ruleset).read_text(encoding="utf-8"))
+        data.setdefault("name", rs.name)
+        return data
+
+    def resolved_players(self) -> int:
+        rs = self.ruleset_obj()
+        if self.players is None:
+            return rs.default_players
+        rs.table(self.players)  # raises RulesetError naming the allowed counts
+        return self.players
+
+    def run_key(self, bots: list[str]) -> dict:
+        """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys."""
+        params = self.ruleset_params()
+        key = {"ruleset": self.ruleset if params is None else params["name"], "players": self.resolved_players(),
+               "games": self.games, "seed": self.seed, "lineup": self.lineup, "duplicate": self.duplicate,
+               "adaptive": self.adaptive, "bots": sorted(bots)}
+        return key if params is None else key | {"ruleset_params": params}

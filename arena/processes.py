@@ -1,0 +1,90 @@
+"""The arena's processes, on :mod:`supervisor`: a referee on a free loopback port, and each command bot's
+processes (restarted when they die) with PEPPER_REFEREE, PEPPER_TOKEN and PEPPER_BOT_NAME set."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from supervisor import ProcessSpec, Runtime, StartError, Supervisor
+
+from .errors import ArenaError
+from .registry import expand
+from .store import Bot
+
+
+@contextmanager
+def _explained(bot: Bot) -> Iterator[None]:
+    """A bot that cannot be started: say how to fix its registration."""
+    try:
+        yield
+    except StartError as e:
+        raise ArenaError(f"cannot start bot {bot.name!r} with command {bot.command!r}: {e.reason}; "
+                         f"fix it with `pepper bot remove {bot.name}` and register it again") from None
+
+
+class RefereeProcess:
+    """A referee subprocess; it says where it listens on its first line of stdout."""
+
+    def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0", runtime: Runtime | None = None):
+        self.token = control_token
+        log = log_dir / "referee.log"
+        spec = ProcessSpec("the referee", (sys.executable, "-m", "referee.service", "serve", "--address", address), log,
+                           env=os.environ | {"PEPPER_CONTROL_TOKEN": control_token}, stdout_pipe=True)
+        try:
+            self.sup = Supervisor(spec, 1, runtime)
+        except StartError as e:
+            raise ArenaError(f"{e}; see {log}") from None
+        line = self.sup.handles[0].readline().strip()
+        if not line.startswith("listening on "):
+            self.stop()
+            raise ArenaError(f"the referee did not start (said {line!r}); see {log}")
+        self.address = line.split()[-1]
+
+    @property
+    def pid(self) -> int:
+        return self.sup.handles[0].pid
+
+    def stop(self) -> None:
+        self.sup.stop(grace_s=15.0)
+
+
+class BotProcesses:
+    """The processes of one command bot (a :class:`~supervisor.Supervisor`: per-slot restart backoff)."""
+
+    def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1,
+                 runtime: Runtime | None = None):
+        self.bot = bot
+        self.log_path = log_dir / f"bot-{bot.name}.log"
+        self.connected_once = False            # set by the arena once the referee lists a connection of the bot
+        env = os.environ | extra_env | bot.env | {
+            "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
+        # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
+        slots = max(1, bot.processes, at_least)
+        with _explained(self.bot):
+            spec = ProcessSpec.command(f"bot {bot.name!r}", expand(bot.command or ""), self.log_path, cwd=bot.cwd, env=env)
+            self.sup = Supervisor(spec, slots, runtime)
+
+    @property
+    def restarts(self) -> int:
+        return self.sup.restarts
+
+    def check(self) -> int:
+        """Restart the dead processes whose delay is over (never blocks); returns how many were restarted."""
+        with _explained(self.bot):
+            return self.sup.check()
+
+    def all_dead(self) -> bool:
+        return self.sup.all_dead()
+
+    def exit_codes(self) -> str:
+        return ", ".join(str(c) for c in self.sup.exit_codes())
+
+    def stop(self) -> None:
+        self.sup.stop()
+
+    def tail(self, lines: int = 5) -> str:
+        return self.sup.log_tail(lines)

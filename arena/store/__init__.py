@@ -1,0 +1,21 @@
+"""The arena's results database: :class:`Store` (every SQL statement of the arena), its typed rows and its
+numbered migrations."""
+
+from .migrations import LATEST as SCHEMA_VERSION
+from .rows import (
+    Bot,
+    BotKind,
+    BotTotals,
+    Faults,
+    GameIds,
+    GameStatus,
+    NewGame,
+    PlannedGame,
+    Seat,
+    SeatStatus,
+    StoredGame,
+)
+from .store import Plan, Store, StoreError
+
+__all__ = ["SCHEMA_VERSION", "Bot", "BotKind", "BotTotals", "Faults", "GameIds", "GameStatus", "NewGame", "Plan",
+           "PlannedGame", "Seat", "SeatStatus", "Store", "StoreError", "StoredGame"]

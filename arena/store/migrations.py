@@ -1,0 +1,179 @@
+"""Numbered schema migrations, keyed on ``PRAGMA user_version``.
+
+Every database walks the same path, a new one from version 0: migration N
+takes the schema from version N-1 to N. To change the schema, append a
+migration (never edit one that has shipped) and a test that opens a database
+of the previous version.
+
+- 1: the schema the arena shipped first (meta, bots, runs, planned_games,
+  games with per-seat JSON columns and the record, ratings, rating_history).
+  Databases written then say so in ``meta`` (key 'schema' = '1') and have
+  user_version 0.
+- 2: per-seat rows in ``game_seats`` (fault counts by kind, fallbacks, score,
+  contracts, latency) indexed by bot and by pool; the records in
+  ``game_records``; ``games`` keeps one row of scalars per game;
+  ``rating_history`` keyed by (game, bot) and indexed by (pool, bot).
+
+All pending migrations run in one transaction with the new user_version: a
+failure leaves the file as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import NamedTuple
+
+
+class Migration(NamedTuple):
+    version: int
+    what: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _run(db: sqlite3.Connection, statements: list[str]) -> None:
+    # Not executescript: it would COMMIT the migration's transaction first.
+    for stmt in statements:
+        db.execute(stmt)
+
+
+SCHEMA_1 = [
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE bots (
+        name TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('command', 'remote')),
+        command TEXT,
+        cwd TEXT,
+        env_json TEXT NOT NULL DEFAULT '{}',
+        processes INTEGER NOT NULL DEFAULT 1,
+        token TEXT NOT NULL,
+        sample INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL)""",
+    """CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        config_json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        finished_at REAL)""",
+    """CREATE TABLE planned_games (
+        run_id INTEGER NOT NULL REFERENCES runs (id),
+        idx INTEGER NOT NULL,
+        match INTEGER NOT NULL,
+        ruleset TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        seats_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, idx))""",
+    """CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER REFERENCES runs (id),
+        idx INTEGER,
+        pool TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        seats_json TEXT NOT NULL,
+        status TEXT NOT NULL,
+        seat_status_json TEXT NOT NULL,
+        faults_json TEXT NOT NULL,
+        scores_json TEXT NOT NULL,
+        winners_json TEXT NOT NULL,
+        contracts_json TEXT NOT NULL,
+        latency_json TEXT NOT NULL,
+        duration REAL NOT NULL,
+        record_json TEXT NOT NULL,
+        finished_at REAL NOT NULL,
+        UNIQUE (run_id, idx))""",
+    "CREATE INDEX games_pool ON games (pool)",
+    """CREATE TABLE ratings (
+        pool TEXT NOT NULL,
+        bot TEXT NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (pool, bot))""",
+    """CREATE TABLE rating_history (
+        pool TEXT NOT NULL,
+        bot TEXT NOT NULL,
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL)""",
+]
+
+
+def _to_2(db: sqlite3.Connection) -> None:
+    _run(db, [
+        """CREATE TABLE games_2 (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER REFERENCES runs (id),
+            idx INTEGER,                       -- position in the run's plan
+            pool TEXT NOT NULL,
+            ruleset TEXT NOT NULL,
+            players INTEGER NOT NULL,
+            seed INTEGER NOT NULL,
+            status TEXT NOT NULL,              -- completed | forfeited | aborted
+            duration REAL NOT NULL,
+            finished_at REAL NOT NULL,
+            UNIQUE (run_id, idx))""",
+        "INSERT INTO games_2 SELECT id, run_id, idx, pool, ruleset, players, seed, status, duration, finished_at FROM games",
+        """CREATE TABLE game_seats (
+            game_id INTEGER NOT NULL REFERENCES games (id),
+            seat INTEGER NOT NULL,
+            pool TEXT NOT NULL,                -- the game's, so that a pool's seats are found by index
+            bot TEXT NOT NULL,
+            status TEXT NOT NULL,              -- ok | faulted | disconnected | forfeited | aborted
+            illegal INTEGER NOT NULL,
+            malformed INTEGER NOT NULL,
+            timeout INTEGER NOT NULL,
+            disconnect INTEGER NOT NULL,
+            fallbacks INTEGER NOT NULL,        -- strategy fallbacks its SDK reported (protocol 1.2)
+            score INTEGER NOT NULL,            -- its team's score when the game ended
+            won INTEGER NOT NULL,
+            contracts_bid INTEGER NOT NULL,
+            contracts_made INTEGER NOT NULL,
+            decisions INTEGER NOT NULL,
+            latency_p50_ms REAL,
+            latency_p99_ms REAL,
+            PRIMARY KEY (game_id, seat))""",
+        """CREATE TABLE game_records (
+            game_id INTEGER PRIMARY KEY REFERENCES games (id),
+            record_json TEXT NOT NULL)""",
+        "INSERT INTO game_records SELECT id, record_json FROM games",
+        """CREATE TABLE rating_history_2 (
+            game_id INTEGER NOT NULL REFERENCES games (id),
+            bot TEXT NOT NULL,
+            pool TEXT NOT NULL,
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            PRIMARY KEY (game_id, bot))""",
+        "INSERT INTO rating_history_2 SELECT game_id, bot, pool, mu, sigma FROM rating_history",
+    ])
+    rows = db.execute("SELECT id, pool, seats_json, seat_status_json, faults_json, scores_json, winners_json, "
+                      "contracts_json, latency_json FROM games").fetchall()
+    for gid, pool, *cols in rows:
+        seats, status, faults, scores, winners, contracts, latency = map(json.loads, cols)
+        for s, bot in enumerate(seats):
+            f, lat = faults[s] or {}, latency[s] or {}
+            db.execute("INSERT INTO game_seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)",
+                       (gid, s, pool, bot, status[s], f.get("illegal", 0), f.get("malformed", 0), f.get("timeout", 0),
+                        f.get("disconnect", 0), scores[s], s in winners, contracts[s][0], contracts[s][1],
+                        lat.get("decisions", 0), lat.get("p50"), lat.get("p99")))
+    _run(db, [
+        "DROP TABLE rating_history",
+        "ALTER TABLE rating_history_2 RENAME TO rating_history",
+        "DROP TABLE games",
+        "ALTER TABLE games_2 RENAME TO games",
+        "CREATE INDEX games_pool ON games (pool)",
+        "CREATE INDEX game_seats_bot ON game_seats (bot)",
+        "CREATE INDEX game_seats_pool ON game_seats (pool, bot)",
+        "CREATE INDEX rating_history_bot ON rating_history (pool, bot)",
+        "DELETE FROM meta WHERE key = 'schema'",  # user_version says it now
+    ])
+
+
+MIGRATIONS = [
+    Migration(1, "the first schema", lambda db: _run(db, SCHEMA_1)),
+    Migration(2, "per-seat rows, records apart, keyed rating history", _to_2),
+]
+LATEST = MIGRATIONS[-1].version

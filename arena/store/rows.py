@@ -1,0 +1,157 @@
+"""The store's typed rows: what goes in and what comes out, never a dict of columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+
+class BotKind(StrEnum):
+    COMMAND = "command"   # launched by the arena
+    REMOTE = "remote"     # its owner runs it; it connects with its token
+
+
+class GameStatus(StrEnum):
+    COMPLETED = "completed"
+    FORFEITED = "forfeited"
+    ABORTED = "aborted"
+    RUNNING = "running"
+    UNKNOWN = "unknown"
+
+
+class SeatStatus(StrEnum):
+    OK = "ok"
+    FAULTED = "faulted"
+    DISCONNECTED = "disconnected"
+    FORFEITED = "forfeited"
+    ABORTED = "aborted"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Bot:
+    name: str
+    kind: BotKind
+    command: str | None
+    cwd: str | None
+    env: dict[str, str]
+    processes: int
+    token: str
+    sample: bool
+
+
+class Faults(NamedTuple):
+    """One seat's faults by kind (the referee's FaultCounts)."""
+
+    illegal: int = 0
+    malformed: int = 0
+    timeout: int = 0
+    disconnect: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """How one seat of a game fared."""
+
+    seat: int
+    bot: str
+    status: SeatStatus
+    faults: Faults
+    score: int                       # its team's score when the game ended
+    won: bool
+    contracts_bid: int = 0           # contracts it won in the auction
+    contracts_made: int = 0
+    fallbacks: int = 0               # answers its SDK marked as a strategy fallback (protocol 1.2)
+    decisions: int = 0
+    latency_p50_ms: float | None = None
+    latency_p99_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A finished game, as the arena hands it to the store (with its full record)."""
+
+    run_id: int | None
+    idx: int | None
+    pool: str
+    ruleset: str
+    players: int
+    seed: int
+    status: GameStatus
+    duration: float
+    seats: tuple[Seat, ...]
+    record: dict
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A stored game without its record (:meth:`Store.record` reads that)."""
+
+    id: int
+    run_id: int | None
+    idx: int | None
+    pool: str
+    ruleset: str
+    players: int
+    seed: int
+    status: GameStatus
+    duration: float
+    finished_at: float
+    seats: tuple[Seat, ...]
+
+    @property
+    def bots(self) -> list[str]:
+        return [s.bot for s in self.seats]
+
+    @property
+    def scores(self) -> list[int]:
+        return [s.score for s in self.seats]
+
+    @property
+    def winners(self) -> list[int]:
+        return [s.seat for s in self.seats if s.won]
+
+    def summary(self) -> dict:
+        """The JSON form `pepper arena games --json` prints."""
+        return {"id": self.id, "run_id": self.run_id, "pool": self.pool, "ruleset": self.ruleset, "players": self.players,
+                "seats": self.bots, "status": str(self.status), "scores": self.scores, "winners": self.winners,
+                "duration": self.duration, "finished_at": self.finished_at}
+
+
+class PlannedGame(NamedTuple):
+    idx: int            # position in the run's plan
+    match: int          # games of one match share the deck seed, seats rotated
+    ruleset: str
+    players: int
+    seed: int
+    seats: list[str]    # bot name per seat
+
+
+class GameIds(NamedTuple):
+    count: int
+    lowest: int | None
+    highest: int | None
+
+
+class BotTotals(NamedTuple):
+    """One bot's aggregates over a pool's games: what the ranked table shows beside its rating."""
+
+    bot: str
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    completed: int
+    points: float                    # sum over completed games of its seats' mean score
+    contracts_bid: int
+    contracts_made: int
+    timeouts: int
+    illegal: int                     # illegal and malformed answers
+    crashes: int                     # lost connections
+    latency_p50_ms: float | None     # median of its seats' per-game p50s
+    latency_p99_ms: float | None     # 99th percentile of its seats' per-game p99s

@@ -1,0 +1,11 @@
+"""Process supervision (stdlib only): start processes through a :class:`Runtime`, restart them with
+per-slot backoff, and never leave one behind when the parent dies.
+
+:class:`LocalRuntime` runs local subprocesses; a container runtime (Docker) is added beside it by
+implementing :class:`Runtime` and :class:`Handle`. Used by the arena (the referee and the bots).
+"""
+
+from .restart import Supervisor
+from .runtime import Handle, LocalRuntime, ProcessSpec, Runtime, StartError
+
+__all__ = ["Handle", "LocalRuntime", "ProcessSpec", "Runtime", "StartError", "Supervisor"]

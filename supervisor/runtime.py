@@ -1,0 +1,150 @@
+"""Where processes run: the :class:`Runtime` interface and :class:`LocalRuntime` (local subprocesses).
+
+A process is described by a :class:`ProcessSpec` (what to run, where, with what environment, where its
+output goes) so that another runtime (a container per bot) can run the same spec.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Protocol
+
+
+class StartError(Exception):
+    """A process could not be started; the message names it, its command and why (``reason``)."""
+
+    def __init__(self, name: str, command: str, reason: str):
+        super().__init__(f"cannot start {name} with command {command!r}: {reason}")
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    name: str                          # for messages: "bot 'heuristic'", "the referee"
+    argv: tuple[str, ...]
+    log: Path                          # stdout and stderr are appended here
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)   # the whole environment (not added to the parent's)
+    stdout_pipe: bool = False          # stdout to the parent (Handle.readline) instead of the log
+
+    @classmethod
+    def command(cls, name: str, command: str, log: Path, **kw) -> ProcessSpec:
+        """A spec from a shell-like command line (split, never run through a shell)."""
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as e:
+            raise StartError(name, command, str(e)) from None
+        if not argv:
+            raise StartError(name, command, "the command is empty")
+        return cls(name, argv, log, **kw)
+
+
+class Handle(Protocol):
+    """A started process."""
+
+    spec: ProcessSpec
+    pid: int                           # where the host can see it (memory, signals)
+
+    def poll(self) -> int | None:
+        """Its exit code, or None while it runs."""
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for it to exit (subprocess.TimeoutExpired after ``timeout``); its exit code."""
+
+    def terminate(self) -> None:
+        """Ask it (and what it started) to stop: SIGTERM."""
+
+    def kill(self) -> None:
+        """Stop it (and what it started) now: SIGKILL."""
+
+    def readline(self) -> str:
+        """One line of its stdout (a spec with stdout_pipe), '' at its end."""
+
+    def log_tail(self, lines: int = 5) -> str:
+        """The last lines of its log."""
+
+
+class Runtime(Protocol):
+    def start(self, spec: ProcessSpec) -> Handle:
+        """Start ``spec``'s process; StartError when it cannot be."""
+
+
+def die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM it when its parent dies (even by kill -9), so a
+    killed arena leaves no referee or bot behind. A no-op where prctl is missing."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def tail(path: Path, lines: int = 5) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            return "\n".join(line.rstrip("\n") for line in deque(f, lines))
+    except OSError:
+        return ""
+
+
+class LocalHandle:
+    """A local subprocess in a session of its own (signals reach what it started too)."""
+
+    def __init__(self, spec: ProcessSpec, proc: subprocess.Popen, log: IO[bytes]):
+        self.spec, self.proc, self._log = spec, proc, log
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def poll(self) -> int | None:
+        code = self.proc.poll()
+        if code is not None:
+            self._log.close()
+        return code
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self.proc.wait(timeout)
+        self._log.close()
+        return code
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self.proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def terminate(self) -> None:
+        self._signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+    def readline(self) -> str:
+        return self.proc.stdout.readline().decode(errors="replace") if self.proc.stdout else ""
+
+    def log_tail(self, lines: int = 5) -> str:
+        return tail(self.spec.log, lines)
+
+
+class LocalRuntime:
+    """Local subprocesses, each in a new session, that die with this process."""
+
+    def start(self, spec: ProcessSpec) -> LocalHandle:
+        spec.log.parent.mkdir(parents=True, exist_ok=True)
+        log = open(spec.log, "ab")  # noqa: SIM115 - the handle closes it once the process is gone
+        try:
+            proc = subprocess.Popen(spec.argv, cwd=spec.cwd or None, env=spec.env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE if spec.stdout_pipe else log, stderr=log,
+                                    start_new_session=True, preexec_fn=die_with_parent)
+        except (OSError, ValueError) as e:
+            log.close()
+            raise StartError(spec.name, shlex.join(spec.argv), str(e)) from None
+        return LocalHandle(spec, proc, log)
