@@ -26,7 +26,7 @@ assert all(game_pb2.Phase.Name(v) == "PHASE_" + p.name for p, v in _PHASE.items(
 assert all(game_pb2.DecisionKind.Name(int(p)) == "DECISION_KIND_" + p.name for p in Phase if p is not Phase.GAME_OVER)
 
 #: The engine's event kinds -> the proto's: EventKind.GAVE_CARD is EVENT_KIND_GAVE_CARD (a kind the proto lacks
-#: fails at import; tests/wire/test_wire.py checks the converse, so the two lists stay one vocabulary).
+#: fails at import; tests/wire/test_event_kinds.py checks the converse, so the two lists stay one vocabulary).
 EVENT_KIND = {k: game_pb2.EventKind.Value("EVENT_KIND_" + k.name) for k in EventKind}
 K = EventKind
 CARDS_EVENTS = {K.HAND, K.WIDOW}                                                      # data: a tuple of cards
