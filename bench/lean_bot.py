@@ -9,7 +9,7 @@ with the protobuf library, and answers every DecisionRequest of a Batch in
 one AnswerBatch, with a uniformly random ``action_index`` into the request's
 legal actions. It reads nothing else: no view, no events. That is the least
 work any bot must do per decision, so a benchmark run with these bots shows
-the referee's cost rather than the bots'. (tests/referee/bots/random_bot.py,
+the referee's cost rather than the bots'. (tests/service/bots/random_bot.py,
 the test bot, also keeps per-item counts and can misbehave: about twice this
 bot's CPU per decision.)
 

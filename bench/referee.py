@@ -6,7 +6,7 @@ Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
 4 separate bot processes (2 per bot name): bench/lean_bot.py, which parses
 every message and answers every request with a random legal action and does
 nothing else, so that the bots' share of the 2 cores is as small as a bot's
-can be (``--bot test``: the test bot, tests/referee/bots/random_bot.py),
+can be (``--bot test``: the test bot, tests/service/bots/random_bot.py),
 creates ``--games`` iowa games at once and times them to the end. The bots count
 the bytes and batches they receive and the answers they send; from those the
 run derives the average message sizes and decisions per batch.
@@ -47,7 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-BOTS = {"lean": ROOT / "bench" / "lean_bot.py", "test": ROOT / "tests" / "referee" / "bots" / "random_bot.py"}
+BOTS = {"lean": ROOT / "bench" / "lean_bot.py", "test": ROOT / "tests" / "service" / "bots" / "random_bot.py"}
 TOKEN = "bench-control-token"
 
 
@@ -220,7 +220,7 @@ def main() -> int:
     ap.add_argument("--no-floor", dest="floor", action="store_false",
                     help="skip the floor run (bench/referee_floor.py: the service with a free game step)")
     ap.add_argument("--bot", choices=sorted(BOTS), default="lean",
-                    help="the bots: lean (bench/lean_bot.py, the default) or test (tests/referee/bots/random_bot.py)")
+                    help="the bots: lean (bench/lean_bot.py, the default) or test (tests/service/bots/random_bot.py)")
     a = ap.parse_args()
     ref, echo, floor = [], [], []
     with tempfile.TemporaryDirectory() as tmp:

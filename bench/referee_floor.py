@@ -29,10 +29,11 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)   # the package `refer
 from referee import wire  # noqa: E402
 from referee.rules import Game, ruleset_from_dict  # noqa: E402
 from referee.rules.game import PUBLIC  # noqa: E402
-from referee.service import cli, core  # noqa: E402
+from referee.service import cli, referee  # noqa: E402
+from referee.wire import codec  # noqa: E402
 
 SCRIPTS = 16           # distinct recorded games; game i replays script i % SCRIPTS
-_uv = wire._uv
+_uv = codec._uv
 
 
 class Script:
@@ -113,12 +114,12 @@ class ReplayEncoder:
 
     def __init__(self, game: ReplayGame, game_id: str):
         self.game, self.game_id = game, game_id
-        self.gid_field = gid = wire._ld(b"\x0a", game_id.encode())
+        self.gid_field = gid = codec._ld(b"\x0a", game_id.encode())
         s = game._s
         self._events = [gid + b for b in s.events]
 
     def request_frame(self, seat, request_id, kind, legal, deadline_ms, time_bank_ms) -> bytes:
-        req = b"".join((self.gid_field, b"\x10", wire._varint(request_id), self.game._s.steps[self.game._k][5]))
+        req = b"".join((self.gid_field, b"\x10", codec._varint(request_id), self.game._s.steps[self.game._k][5]))
         item = b"\x1a" + _uv(len(req)) + req
         return b"\x0a" + _uv(len(item)) + item
 
@@ -141,8 +142,8 @@ def main() -> None:
     from referee.service.config import Policy
     p = Policy()
     _SCRIPTS.extend(Script(k, deal_cap, p.deadline_ms, p.time_bank_ms) for k in range(SCRIPTS))
-    core.Game = _game
-    core.wire.GameEncoder = ReplayEncoder
+    referee.Game = _game
+    wire.GameEncoder = ReplayEncoder   # games.py builds each run's encoder through the wire package
     cli.app()
 
 

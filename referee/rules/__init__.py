@@ -21,13 +21,13 @@ from .errors import (
     RulesError,
     RulesetError,
 )
-from .game import Contract, DealResult, Event, Game, Outcome, Phase, SeatView
+from .game import Contract, DealResult, Event, EventKind, Game, Outcome, Phase, SeatView
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, load_ruleset_file, ruleset_from_dict
 
 __all__ = [
     "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",
     "effective_suit", "legal_plays", "trick_winner_index", "ActionError", "GameOverError", "IllegalActionError",
-    "InvalidActionError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Contract", "DealResult", "Event", "Game", "Outcome",
+    "InvalidActionError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Contract", "DealResult", "Event", "EventKind", "Game", "Outcome",
     "Phase", "SeatView", "BUILTIN_RULESETS", "BidLevel", "Ruleset", "Table", "get_ruleset", "load_ruleset_file",
     "ruleset_from_dict",
 ]

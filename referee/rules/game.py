@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any, NamedTuple
 
 from . import actions as A
@@ -26,7 +26,7 @@ from .errors import GameOverError, IllegalActionError, InvalidActionError, Recor
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, ruleset_from_dict
 from .scoring import deal_points
 
-__all__ = ["Game", "Phase", "Event", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
+__all__ = ["Game", "Phase", "Event", "EventKind", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
 
 RECORD_FORMAT = "pepper-game/1"
 PUBLIC = -1   # event visibility: everyone
@@ -49,10 +49,36 @@ class Phase(IntEnum):
         return self.name.lower().replace("_", "-")
 
 
+class EventKind(StrEnum):
+    """What an :class:`Event` records. The values are the words every layer uses: the wire's
+    ``EVENT_KIND_<NAME>``, the SDK's event dicts and the record renderers all name kinds so."""
+
+    DEAL = "deal"                      # data: the deal number (public)
+    HAND = "hand"                      # data: the seat's cards (to that seat)
+    BID = "bid"                        # data: the action id
+    CONTRACT = "contract"              # data: (bid name, strain)
+    THROWN_IN = "thrown_in"            # everyone passed
+    WIDOW = "widow"                    # data: the widow's cards (to the bidder)
+    EXCHANGE = "exchange"              # data: whether the bidder exchanges
+    GIVE = "give"                      # data: whether a card was given (None: asked)
+    GAVE_CARD = "gave_card"            # data: the card (to the giver)
+    RECEIVED_CARD = "received_card"    # data: the card (to the receiver)
+    DISCARD = "discard"
+    DISCARDED_CARD = "discarded_card"  # data: the card (to the discarder)
+    CEDE = "cede"                      # data: whether the defender cedes
+    CEDED = "ceded"
+    PLAY = "play"                      # data: the card
+    TRICK = "trick"                    # data: (leader, cards); seat: the winner
+    PARTNER_CARD = "partner_card"      # data: the called card, or None
+    PARTNER = "partner"                # data: the card that showed the partner
+    DEAL_END = "deal_end"              # data: the DealResult
+    GAME_OVER = "game_over"            # data: the Outcome
+
+
 class Event(NamedTuple):
     """One thing that happened. ``visible_to`` is -1 (public) or the one seat that may see it."""
 
-    kind: str
+    kind: EventKind
     seat: int | None
     data: Any
     visible_to: int
@@ -275,9 +301,9 @@ class Game:
         self._private: list[dict] = [{} for _ in range(n)]
         self._legal: list[int] | None = None
         log = self._log
-        log.append(("deal", d, len(self.decks_dealt), PUBLIC))
+        log.append((EventKind.DEAL, d, len(self.decks_dealt), PUBLIC))
         for s in range(n):
-            log.append(("hand", s, tuple(self.hands[s]), s))
+            log.append((EventKind.HAND, s, tuple(self.hands[s]), s))
 
     # ---------------------------------------------------------- public API
     @property
@@ -422,7 +448,7 @@ class Game:
     def _apply_bid(self, a: int) -> None:
         seat, n = self.to_act, self.players
         self._bids.append((seat, a))
-        self._log.append(("bid", seat, a, PUBLIC))
+        self._log.append((EventKind.BID, seat, a, PUBLIC))
         elimination = self._family == "pepper-30"
         if a == A.PASS:
             if elimination:
@@ -463,7 +489,7 @@ class Game:
 
     def _throw_in(self) -> None:
         # [R] Everyone passed: no score, the deal passes to the left.
-        self._log.append(("thrown_in", None, None, PUBLIC))
+        self._log.append((EventKind.THROWN_IN, None, None, PUBLIC))
         self._finish_deal(None, False, tuple([0] * self.table.teams))
 
     # ----------------------------------------------------------------- trump
@@ -476,7 +502,7 @@ class Game:
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
         self.contract = Contract(bidder, lv.name, Strain(strain), lv.alone, lv.tricks)
-        self._log.append(("contract", bidder, (lv.name, strain), PUBLIC))
+        self._log.append((EventKind.CONTRACT, bidder, (lv.name, strain), PUBLIC))
         rs, fam = self.ruleset, self._family
         if fam == "iowa" and lv.alone and rs.pepper_exchange:
             self.phase, self.to_act = Phase.EXCHANGE, bidder
@@ -489,7 +515,7 @@ class Game:
             # The bidder takes the widow (seen by the bidder alone) and discards as many.
             self.hands[bidder].extend(self.widow)
             self._private[bidder]["widow"] = list(self.widow)
-            self._log.append(("widow", bidder, tuple(self.widow), bidder))
+            self._log.append((EventKind.WIDOW, bidder, tuple(self.widow), bidder))
             self._discards_left = len(self.widow)
             self.phase, self.to_act = Phase.DISCARD, bidder
         else:
@@ -501,7 +527,7 @@ class Game:
 
     def _apply_exchange(self, a: int) -> None:
         bidder = self.to_act
-        self._log.append(("exchange", bidder, a == A.EXCHANGE_YES, PUBLIC))
+        self._log.append((EventKind.EXCHANGE, bidder, a == A.EXCHANGE_YES, PUBLIC))
         if a == A.EXCHANGE_YES:
             # [R] partner's card first, then the bidder's, then the swap; neither sees the other's choice.
             partner = next(s for s in self.table.team_seats(self.table.team_of[bidder]) if s != bidder)
@@ -524,8 +550,8 @@ class Game:
             card = a - A.GIVE_BASE
             self._pending_give[seat] = card
             self._private[seat]["gave"] = [card]
-            self._log.append(("give", seat, None, PUBLIC))
-            self._log.append(("gave_card", seat, card, seat))
+            self._log.append((EventKind.GIVE, seat, None, PUBLIC))
+            self._log.append((EventKind.GAVE_CARD, seat, card, seat))
             if self._queue:
                 self.to_act = self._queue.pop(0)
                 return
@@ -538,12 +564,12 @@ class Game:
             self.hands[bidder].append(pc)
             self._private[bidder]["received"] = [pc]
             self._private[partner]["received"] = [bc]
-            self._log.append(("received_card", bidder, pc, bidder))
-            self._log.append(("received_card", partner, bc, partner))
+            self._log.append((EventKind.RECEIVED_CARD, bidder, pc, bidder))
+            self._log.append((EventKind.RECEIVED_CARD, partner, bc, partner))
             return self._after_exchange()
         # bid-euchre Pepper
         if a == A.GIVE_NONE:
-            self._log.append(("give", seat, False, PUBLIC))
+            self._log.append((EventKind.GIVE, seat, False, PUBLIC))
             if self._queue:
                 self.to_act = self._queue.pop(0)
                 return
@@ -553,9 +579,9 @@ class Game:
         self.hands[bidder].append(card)
         self._private[seat]["gave"] = [card]
         self._private[bidder]["received"] = [card]
-        self._log.append(("give", seat, True, PUBLIC))
-        self._log.append(("gave_card", seat, card, seat))
-        self._log.append(("received_card", bidder, card, bidder))
+        self._log.append((EventKind.GIVE, seat, True, PUBLIC))
+        self._log.append((EventKind.GAVE_CARD, seat, card, seat))
+        self._log.append((EventKind.RECEIVED_CARD, bidder, card, bidder))
         self._queue = []
         self._discards_left = 1
         self.phase, self.to_act = Phase.DISCARD, bidder
@@ -568,8 +594,8 @@ class Game:
         seat, card = self.to_act, a - A.DISCARD_BASE
         self.hands[seat].remove(card)
         self._private[seat].setdefault("discards", []).append(card)
-        self._log.append(("discard", seat, None, PUBLIC))
-        self._log.append(("discarded_card", seat, card, seat))
+        self._log.append((EventKind.DISCARD, seat, None, PUBLIC))
+        self._log.append((EventKind.DISCARDED_CARD, seat, card, seat))
         self._discards_left -= 1
         if not self._discards_left:
             self._after_exchange()
@@ -590,14 +616,14 @@ class Game:
         return _CEDE_IDS
 
     def _apply_cede(self, a: int) -> None:
-        self._log.append(("cede", self.to_act, a == A.CEDE_YES, PUBLIC))
+        self._log.append((EventKind.CEDE, self.to_act, a == A.CEDE_YES, PUBLIC))
         if a == A.CEDE_NO:
             return self._start_play()
         if self._queue:
             self.to_act = self._queue.pop(0)
             return
         self._ceded = True
-        self._log.append(("ceded", None, None, PUBLIC))
+        self._log.append((EventKind.CEDED, None, None, PUBLIC))
         self._score_deal()
 
     # ------------------------------------------------------------------ play
@@ -647,7 +673,7 @@ class Game:
         ts, tc = self._trick_seats, self._trick_cards
         ts.append(seat)
         tc.append(card)
-        self._log.append(("play", seat, card, PUBLIC))
+        self._log.append((EventKind.PLAY, seat, card, PUBLIC))
         if self._partner_open:
             self._track_partner(seat, card)
         if len(tc) < self._n_active:
@@ -656,7 +682,7 @@ class Game:
         winner = ts[trick_winner_index(tc, self._trump)]
         self.tricks_won[winner] += 1
         self._tricks.append((self._leader, tuple(zip(ts, tc)), winner))
-        self._log.append(("trick", winner, (self._leader, tuple(tc)), PUBLIC))
+        self._log.append((EventKind.TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
         self._trick_seats, self._trick_cards = [], []
         if len(self._tricks) == self.table.hand_size:
             self.to_act = None
@@ -668,13 +694,13 @@ class Game:
         bidder = self.contract.bidder
         if seat == bidder and not self._tricks and len(self._trick_cards) == 1:
             self._partner_card = pc = self._call_partner_card(card)
-            self._log.append(("partner_card", bidder, pc, PUBLIC))
+            self._log.append((EventKind.PARTNER_CARD, bidder, pc, PUBLIC))
             if pc is None:
                 self._partner_open = False  # [R] nobody else holds a qualifying card: no partner
         elif seat != bidder and card == self._partner_card:
             self._partner = seat
             self._partner_open = False
-            self._log.append(("partner", seat, card, PUBLIC))
+            self._log.append((EventKind.PARTNER, seat, card, PUBLIC))
 
     def _call_partner_card(self, lead: int) -> int | None:
         """five-handed: the highest card of which some copy is held by another player.
@@ -707,7 +733,7 @@ class Game:
         res = DealResult(len(self.decks_dealt), self.dealer, contract, ceded, self._partner,
                          tuple(self.tricks_won), pts, tuple(self.scores))
         self.deals.append(res)
-        self._log.append(("deal_end", None, res, PUBLIC))
+        self._log.append((EventKind.DEAL_END, None, res, PUBLIC))
         self._legal = None
         winners = self._check_target(contract) if contract is not None else None
         reason = "target"
@@ -721,7 +747,7 @@ class Game:
         seats = tuple(s for s in range(self.players) if self.table.team_of[s] in winners)
         self.outcome = Outcome(winners, seats, tuple(self.scores), len(self.deals), reason)
         self.phase, self.to_act = Phase.GAME_OVER, None
-        self._log.append(("game_over", None, self.outcome, PUBLIC))
+        self._log.append((EventKind.GAME_OVER, None, self.outcome, PUBLIC))
 
     def _check_target(self, c: Contract) -> tuple[int, ...] | None:
         """Winning teams if the game ends after this played or ceded deal, else None."""

@@ -20,13 +20,14 @@ from typing import Annotated
 
 import typer
 
-from .config import POLICIES, Policy, ServerConfig
+from .config import Policy, ServerConfig
+from .enforcement import Verdict
 
 app = typer.Typer(help="The gRPC referee (pepper.v1).", no_args_is_help=True, add_completion=False)
 
 
-def _policy_option(kind: str, default: str):
-    return typer.Option(default, f"--on-{kind}", help=f"failure policy for {kind}: {', '.join(POLICIES)}")
+def _policy_option(kind: str, default: Verdict):
+    return typer.Option(str(default), f"--on-{kind}", help=f"failure policy for {kind}: {', '.join(Verdict)}")
 
 
 @app.callback()
@@ -47,19 +48,19 @@ def serve(
     on_malformed: str = _policy_option("malformed", Policy.on_malformed),
     on_timeout: str = _policy_option("timeout", Policy.on_timeout),
     on_disconnect: str = _policy_option("disconnect", Policy.on_disconnect),
-    max_faults: int = typer.Option(0, help="faults a seat may commit in one game before it forfeits (0: no limit)"),
-    play_forced: bool = typer.Option(False, "--play-forced/--ask-forced",
+    max_faults: int = typer.Option(Policy.max_faults, help="faults a seat may commit in one game before it forfeits (0: no limit)"),
+    play_forced: bool = typer.Option(Policy.play_forced, "--play-forced/--ask-forced",
                                      help="play a seat's only legal action without asking it (games may override)"),
     unknown_request: str = typer.Option(
-        "reject", help="answers to unknown request ids or naming the wrong game: reject (with a notice) or disconnect"),
+        ServerConfig.unknown_request, help="answers to unknown request ids or naming the wrong game: reject (with a notice) or disconnect"),
     unknown_request_limit: int = typer.Option(
         ServerConfig.unknown_request_limit, help="with --unknown-request reject: drop a connection that sends more "
         "than this many answers to unknown request ids or the wrong game (0: never)"),
-    max_batch: int = typer.Option(256, help="most requests in one batch, whatever a bot asks for"),
-    max_message_bytes: int = typer.Option(4 * 1024 * 1024, help="largest message accepted from a client"),
-    max_games: int = typer.Option(100_000, help="most games running at once"),
+    max_batch: int = typer.Option(ServerConfig.max_batch, help="most requests in one batch, whatever a bot asks for"),
+    max_message_bytes: int = typer.Option(ServerConfig.max_receive_bytes, help="largest message accepted from a client"),
+    max_games: int = typer.Option(ServerConfig.max_games, help="most games running at once"),
     shared_seats: bool = typer.Option(
-        False, "--shared-seats", help="let one bot connection hold several seats of a game; it then receives every one "
+        ServerConfig.shared_seats, "--shared-seats", help="let one bot connection hold several seats of a game; it then receives every one "
         "of those seats' cards (trusted self-play only; by default a bot needs a connection per seat it takes)"),
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
@@ -86,7 +87,7 @@ def serve(
                         play_forced=play_forced)
         cfg = ServerConfig(address=address, control_token=token, bot_tokens=tokens, policy=policy,
                            unknown_request=unknown_request,
-                           unknown_request_limit=unknown_request_limit, max_batch=max_batch, default_batch=min(64, max_batch),
+                           unknown_request_limit=unknown_request_limit, max_batch=max_batch, default_batch=min(ServerConfig.default_batch, max_batch),
                            max_receive_bytes=max_message_bytes, max_games=max_games, shared_seats=shared_seats,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
                            record_dir=str(record_dir) if record_dir else None)

@@ -1,11 +1,14 @@
-"""Server settings: enforcement defaults, limits, credentials, TLS."""
+"""Server settings: enforcement defaults, limits, credentials, TLS.
+
+The defaults here are the only ones: ``pepper referee serve``'s options read them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-FAULT_KINDS = ("illegal", "malformed", "timeout", "disconnect")
-POLICIES = ("fallback", "forfeit", "abort")
+from .enforcement import FaultKind, Verdict
+
 UNKNOWN_REQUEST_POLICIES = ("reject", "disconnect")
 
 
@@ -15,22 +18,23 @@ class Policy:
 
     deadline_ms: int = 2000          # per decision, counted from when the batch holding it is sent
     time_bank_ms: int = 10_000       # per seat per game, drawn when a decision overruns its deadline
-    on_illegal: str = "fallback"     # a listed-legal answer is the only one accepted
-    on_malformed: str = "fallback"
-    on_timeout: str = "fallback"
-    on_disconnect: str = "forfeit"   # the bot is gone: its team loses rather than being auto-played
+    on_illegal: Verdict = Verdict.FALLBACK     # a listed-legal answer is the only one accepted
+    on_malformed: Verdict = Verdict.FALLBACK
+    on_timeout: Verdict = Verdict.FALLBACK
+    on_disconnect: Verdict = Verdict.FORFEIT   # the bot is gone: its team loses rather than being auto-played
     max_faults: int = 0              # faults a seat may commit in a game before it forfeits (0: no limit)
     play_forced: bool = False        # play a seat's only legal action without asking it
 
     def __post_init__(self):
-        for k in FAULT_KINDS:
+        for k in FaultKind:
             v = getattr(self, f"on_{k}")
-            if v not in POLICIES:
-                raise ValueError(f"on_{k}: unknown failure policy {v!r} (allowed: {', '.join(POLICIES)})")
+            if v not in Verdict.__members__.values():
+                raise ValueError(f"on_{k}: unknown failure policy {v!r} (allowed: {', '.join(Verdict)})")
+            object.__setattr__(self, f"on_{k}", Verdict(v))   # a plain word ("forfeit") becomes the enum
         if self.deadline_ms < 1 or self.time_bank_ms < 0 or self.max_faults < 0:
             raise ValueError("deadline_ms must be >= 1, time_bank_ms and max_faults >= 0")
 
-    def for_fault(self, kind: str) -> str:
+    def for_fault(self, kind: FaultKind) -> Verdict:
         return getattr(self, f"on_{kind}")
 
     def with_overrides(self, **kw) -> Policy:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from dataclasses import dataclass
 
 import grpc
@@ -16,7 +15,8 @@ from pepper_proto.v1 import bot_pb2, control_pb2, control_pb2_grpc
 from referee import wire
 
 from .config import ServerConfig
-from .core import Connection, Referee, RequestError
+from .connections import Connection
+from .referee import Referee, RequestError
 
 log = logging.getLogger("referee")
 
@@ -38,15 +38,14 @@ class BotServicer:
         hello = first.hello
         if ref.draining:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is draining")
-        refused = ref.authenticate(hello)
+        refused = ref.authenticate(hello.bot_name, hello.token, hello.protocol_version)
         if refused:
             await context.abort(getattr(grpc.StatusCode, refused[0]), refused[1])
         conn = ref.connect(hello.bot_name, hello.max_batch)
         reason = "stream ended"
         reader = None
         try:
-            await context.write(bot_pb2.ConnectResponse(welcome=bot_pb2.Welcome(
-                protocol_version=wire.PROTOCOL_VERSION, connection_id=conn.id, max_batch=conn.max_batch)))
+            await context.write(wire.messages.welcome(conn.id, conn.max_batch))
             reader = asyncio.create_task(self._read(conn, context))
             loop = asyncio.get_running_loop()
             while True:
@@ -57,7 +56,7 @@ class BotServicer:
                     if last is not None:
                         await context.write(last)
                     break
-                batch = conn.take_batch(time.perf_counter(), loop.time())
+                batch = conn.take_batch(loop.time())
                 if batch is not None:
                     await context.write(batch)
             reason = conn.close_reason or reason
@@ -80,7 +79,7 @@ class BotServicer:
                 if msg is grpc.aio.EOF:
                     break
                 if msg.WhichOneof("message") != "answers":
-                    conn.notice(bot_pb2.NOTICE_CODE_MALFORMED_ANSWER, 0, "",
+                    conn.notice("malformed_answer", 0, "",
                                 "after Hello only AnswerBatch messages are accepted; the message was ignored")
                     continue
                 ref.on_answers(conn, msg.answers.answers)
@@ -138,7 +137,7 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
     async def WatchGame(self, request, context):
         await self._auth(context)
         run = await self._game(request.game_id, context)
-        q = self.referee.watch(run)
+        q = run.watch()
         seen_public = q is not None
         if q is not None:
             try:
@@ -150,25 +149,25 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
             finally:
                 if q in run.watchers:
                     run.watchers.remove(q)
-        for m in self.referee.final_spectator_messages(run, seen_public):
+        for m in run.final_spectator_messages(seen_public):
             await context.write(m)
 
     async def ListGames(self, request, context):
         await self._auth(context)
-        st = request.status
-        return control_pb2.ListGamesResponse(games=[self.referee.result(r, full=False) for r in self.referee.games.values()
-                                                    if not st or r.status == st])
+        st = wire.messages.game_status_word(request.status)
+        return control_pb2.ListGamesResponse(games=[r.result(full=False) for r in self.referee.games.values()
+                                                    if not request.status or r.status == st])
 
     async def GetGame(self, request, context):
         await self._auth(context)
         run = await self._game(request.game_id, context)
-        return control_pb2.GetGameResponse(result=self.referee.result(run))
+        return control_pb2.GetGameResponse(result=run.result())
 
     async def WaitGame(self, request, context):
         await self._auth(context)
         run = await self._game(request.game_id, context)
         await run.done.wait()
-        return control_pb2.WaitGameResponse(result=self.referee.result(run))
+        return control_pb2.WaitGameResponse(result=run.result())
 
     async def Drain(self, request, context):
         await self._auth(context)
@@ -202,6 +201,7 @@ class RunningServer:
             for c in list(conns):
                 c.close("server shutting down")
         await self.server.stop(grace_s)
+        await self.referee.close()
         return res
 
 

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTOCOL_VERSION = '1.1';
+const PROTOCOL_VERSION = '1.2';
 /** The protocol files, straight from the repository: <repo>/proto (this file is <repo>/sample_bots/node/lib/client.js). */
 const DEFAULT_PROTO_DIR = path.resolve(__dirname, '..', '..', '..', 'proto');
 /** A refused Hello: retrying cannot help. */
@@ -35,22 +35,35 @@ function loadBotService(protoDir = DEFAULT_PROTO_DIR) {
 
 const norm = (a) => String(a).trim().toLowerCase().split(/\s+/).join(' ');
 
+/** The referee keeps at most this much of an answer's fallback_detail. */
+const MAX_FALLBACK_DETAIL = 200;
+
 /**
- * Always one of request.legal_actions (its exact text): the strategy's choice
- * when it is legal, else (error, garbage, illegal) the first legal action.
+ * What to answer: { action, fallback, detail }. The action is always one of
+ * request.legal_actions (its exact text): the strategy's choice when it is
+ * legal, else the first legal action, marked as a fallback
+ * (STRATEGY_FALLBACK_RAISED when decide() threw, _ILLEGAL when it chose
+ * something not listed) so that the referee counts it for the seat (protocol
+ * 1.2). action is null when the request lists no legal action.
  */
 function chooseAction(decide, request, game, log = () => {}) {
   const legal = Array.isArray(request.legal_actions) ? request.legal_actions : [];
-  if (legal.length === 0) return null;
+  if (legal.length === 0) return { action: null, fallback: null, detail: '' };
+  let fallback;
+  let detail;
   try {
     const choice = decide(request, game);
     const found = legal.find((a) => norm(a) === norm(choice));
-    if (found !== undefined) return found;
+    if (found !== undefined) return { action: found, fallback: null, detail: '' };
+    fallback = 'STRATEGY_FALLBACK_ILLEGAL';
+    detail = `decide() returned ${JSON.stringify(choice)}`;
     log(`request ${request.request_id}: strategy chose ${JSON.stringify(choice)}, not legal; playing ${legal[0]}`);
   } catch (err) {
+    fallback = 'STRATEGY_FALLBACK_RAISED';
+    detail = `decide() threw ${err && err.name ? `${err.name}: ${err.message}` : String(err)}`;
     log(`request ${request.request_id}: strategy failed: ${err && err.stack ? err.stack : err}; playing ${legal[0]}`);
   }
-  return legal[0];
+  return { action: legal[0], fallback, detail: detail.slice(0, MAX_FALLBACK_DETAIL) };
 }
 
 class BotClient {
@@ -183,7 +196,10 @@ class BotClient {
       } catch (err) {
         this.log.error(`cannot handle a ${item && item.item} item: ${err && err.stack ? err.stack : err}`);
         if (item && item.item === 'request' && item.request) {
-          answers.push({ request_id: item.request.request_id, action_index: 0 });
+          answers.push({
+            request_id: item.request.request_id, action_index: 0, fallback: 'STRATEGY_FALLBACK_RAISED',
+            fallback_detail: `the client failed: ${err && err.message ? err.message : err}`.slice(0, MAX_FALLBACK_DETAIL),
+          });
         }
       }
     }
@@ -193,7 +209,7 @@ class BotClient {
   answer(req) {
     this.stats.decisions += 1;
     const game = this.games.get(req.game_id);
-    const action = chooseAction(this.o.decide, req, game, (m) => {
+    const { action, fallback, detail } = chooseAction(this.o.decide, req, game, (m) => {
       this.stats.fallbacks += 1;
       this.log.warn(`game ${req.game_id}: ${m}`);
     });
@@ -202,7 +218,9 @@ class BotClient {
       return { request_id: req.request_id, game_id: req.game_id, action_index: 0 };
     }
     this.log.debug(`game ${req.game_id} seat ${req.seat}: ${action}`);
-    return { request_id: req.request_id, game_id: req.game_id, action };
+    const answer = { request_id: req.request_id, game_id: req.game_id, action };
+    if (fallback) Object.assign(answer, { fallback, fallback_detail: detail });
+    return answer;
   }
 
   onGameStart(gs) {

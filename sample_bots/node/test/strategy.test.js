@@ -135,14 +135,18 @@ test('five-handed: the holder of the called card plays low under the bidder', ()
 
 test('the guard: always a legal action, whatever the strategy or the request', () => {
   const r = request('PLAY', { hand: ['AS'] }, ['play AS', 'play KS']);
-  assert.equal(chooseAction(() => { throw new Error('boom'); }, r, IOWA), 'play AS');
-  assert.equal(chooseAction(() => 'play 9H', r, IOWA), 'play AS');
-  assert.equal(chooseAction(() => '  PLAY   ks ', r, IOWA), 'play KS'); // sent as listed
-  assert.equal(chooseAction(decide, { ...r, view: null }, undefined), 'play AS');
+  assert.deepEqual(chooseAction(() => { throw new Error('boom'); }, r, IOWA),
+    { action: 'play AS', fallback: 'STRATEGY_FALLBACK_RAISED', detail: 'decide() threw Error: boom' });
+  assert.deepEqual(chooseAction(() => 'play 9H', r, IOWA),
+    { action: 'play AS', fallback: 'STRATEGY_FALLBACK_ILLEGAL', detail: 'decide() returned "play 9H"' });
+  assert.deepEqual(chooseAction(() => '  PLAY   ks ', r, IOWA), { action: 'play KS', fallback: null, detail: '' }); // sent as listed
+  assert.equal(chooseAction(decide, { ...r, view: null }, undefined).action, 'play AS');
   assert.equal(decide({ ...r, view: { hand: ['AS', 'KS'], trick: [] } }, null), 'play AS'); // no GameStart seen
-  assert.equal(chooseAction(decide, { legal_actions: [] }, undefined), null);
+  assert.equal(chooseAction(decide, { legal_actions: [] }, undefined).action, null);
   const garbage = request('PLAY', { hand: ['XX'], trick: [{ seat: 1, card: '??' }] }, ['play QQ', 'play AS']);
-  assert.ok(['play QQ', 'play AS'].includes(chooseAction(decide, garbage, undefined)));
+  assert.ok(['play QQ', 'play AS'].includes(chooseAction(decide, garbage, undefined).action));
+  const long = chooseAction(() => { throw new Error('x'.repeat(500)); }, r, IOWA);
+  assert.equal(long.detail.length, 200); // the referee keeps at most 200 characters
 });
 
 test('five-handed: with points to spare at the target, take the contract (the bidder wins even if set)', () => {

@@ -1,212 +1,26 @@
-"""Conversion between the rules engine and the pepper.v1 protocol messages.
+"""The referee's hot path on the wire: protobuf bytes written directly, without message objects.
 
-This module is the only place that knows both sides: the engine's values
-(:class:`~referee.rules.SeatView`, :class:`~referee.rules.Event`, action ids)
-and the generated protobuf classes in :mod:`referee.gen`. It adds no
-information: a view or an event is converted field by field, so what a seat
-receives is exactly what :meth:`Game.view` / :meth:`Game.events_for` gave.
-
-Layering: ``referee.rules`` (stdlib) <- this module <- ``referee.service``.
+Batches are assembled from pre-serialized item frames, and :class:`GameEncoder`
+writes a game's decision requests and events with per-game and per-deal caches.
+The reference conversion (:mod:`.convert`) defines what the bytes must be:
+tests/wire/test_wire_fast.py checks them against it for every ruleset.
 """
 
 from __future__ import annotations
 
-import json
+from referee.rules import Game, Phase
 
-# The protocol version this referee speaks (proto/VERSION). Same major number = compatible.
-from pepper_proto import PROTOCOL_VERSION
-from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
-
-from referee.rules import ACTIONS, CARDS, Action, Game, Phase, Ruleset, SeatView, Strain
-from referee.rules.rulesets import Table
-
-__all__ = [
-    "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "AnswerError", "decision_kind", "view_to_proto",
-    "event_to_proto", "deal_result_to_proto", "outcome_to_proto", "contract_to_proto", "ruleset_info",
-    "resolve_answer", "protocol_compatible", "fallback_name", "ACTIONS_TEXT",
-]
-
-_CARD = [str(c) for c in CARDS]
-#: The canonical text of every action id.
-ACTIONS_TEXT = [str(a) for a in ACTIONS]
-_STRAIN = [str(s) for s in Strain]
-
-_PHASE = {p: int(p) for p in Phase}  # Phase numbers match the proto enum values by design
-assert all(game_pb2.Phase.Name(v) == "PHASE_" + p.name for p, v in _PHASE.items())
-assert all(game_pb2.DecisionKind.Name(int(p)) == "DECISION_KIND_" + p.name for p in Phase if p is not Phase.GAME_OVER)
-
-_EVENT_KIND = {
-    "deal": game_pb2.EVENT_KIND_DEAL, "hand": game_pb2.EVENT_KIND_HAND, "bid": game_pb2.EVENT_KIND_BID,
-    "contract": game_pb2.EVENT_KIND_CONTRACT, "thrown_in": game_pb2.EVENT_KIND_THROWN_IN,
-    "widow": game_pb2.EVENT_KIND_WIDOW, "exchange": game_pb2.EVENT_KIND_EXCHANGE, "give": game_pb2.EVENT_KIND_GIVE,
-    "gave_card": game_pb2.EVENT_KIND_GAVE_CARD, "received_card": game_pb2.EVENT_KIND_RECEIVED_CARD,
-    "discard": game_pb2.EVENT_KIND_DISCARD, "discarded_card": game_pb2.EVENT_KIND_DISCARDED_CARD,
-    "cede": game_pb2.EVENT_KIND_CEDE, "ceded": game_pb2.EVENT_KIND_CEDED, "play": game_pb2.EVENT_KIND_PLAY,
-    "trick": game_pb2.EVENT_KIND_TRICK, "partner_card": game_pb2.EVENT_KIND_PARTNER_CARD,
-    "partner": game_pb2.EVENT_KIND_PARTNER, "deal_end": game_pb2.EVENT_KIND_DEAL_END,
-    "game_over": game_pb2.EVENT_KIND_GAME_OVER,
-}
-_CARDS_EVENTS = {"hand", "widow"}                                      # data: a tuple of cards
-_CARD_EVENTS = {"gave_card", "received_card", "discarded_card", "play", "partner", "partner_card"}  # data: a card
-_FLAG_EVENTS = {"exchange", "give", "cede"}                            # data: bool or None
-
-
-def decision_kind(phase: Phase) -> int:
-    """The DecisionKind enum value of an engine phase (GAME_OVER is not a decision)."""
-    if phase is Phase.GAME_OVER:
-        raise ValueError("the game is over: there is no decision")
-    return int(phase)
-
-
-def contract_to_proto(c) -> game_pb2.Contract:
-    return game_pb2.Contract(bidder=c.bidder, bid=c.bid, trump="" if c.trump is None else _STRAIN[c.trump],
-                             alone=c.alone, tricks_needed=c.tricks_needed)
-
-
-def view_to_proto(v: SeatView) -> game_pb2.SeatView:
-    """A SeatView message holding exactly the engine's view of one seat."""
-    p = v.private
-    return game_pb2.SeatView(
-        ruleset=v.ruleset, players=v.players, seat=v.seat, team_of=v.team_of, deal=v.deal, dealer=v.dealer,
-        phase=int(v.phase), to_act=v.to_act, hand=[_CARD[c] for c in v.hand],
-        bids=[game_pb2.BidMade(seat=s, action=b) for s, b in v.bids],
-        contract=None if v.contract is None else contract_to_proto(v.contract),
-        partner_card="" if v.partner_card is None else _CARD[v.partner_card], partner=v.partner,
-        sitting_out=v.sitting_out, leader=v.leader,
-        trick=[game_pb2.CardPlay(seat=s, card=_CARD[c]) for s, c in v.trick],
-        tricks=[game_pb2.Trick(leader=ld, plays=[game_pb2.CardPlay(seat=s, card=_CARD[c]) for s, c in plays], winner=w)
-                for ld, plays, w in v.tricks],
-        tricks_won=v.tricks_won, scores=v.scores,
-        private_cards=game_pb2.PrivateCards(
-            widow=[_CARD[c] for c in p.get("widow", ())], gave=[_CARD[c] for c in p.get("gave", ())],
-            received=[_CARD[c] for c in p.get("received", ())], discards=[_CARD[c] for c in p.get("discards", ())],
-        ) if p else None,
-        family=v.family, target_score=v.target_score,
-    )
-
-
-def deal_result_to_proto(d) -> game_pb2.DealResult:
-    return game_pb2.DealResult(
-        number=d.number, dealer=d.dealer, thrown_in=d.thrown_in, ceded=d.ceded,
-        contract=None if d.contract is None else contract_to_proto(d.contract), partner=d.partner,
-        tricks=d.tricks, points=d.points, scores=d.scores)
-
-
-def outcome_to_proto(o) -> game_pb2.Outcome:
-    return game_pb2.Outcome(winners=o.winners, winning_seats=o.winning_seats, scores=o.scores, deals=o.deals,
-                            reason=o.reason, draw=o.draw)
-
-
-def event_to_proto(game_id: str, index: int, e, *, seat: int | None = None, spectator: bool = False) -> game_pb2.GameEvent:
-    """One engine event as a GameEvent. ``seat``: the receiving seat (bot streams).
-
-    ``spectator``: set ``visible_to`` for private events (only used once the game is over).
-    Raises ValueError for an event kind this protocol version does not know, so
-    an engine change cannot silently leak or drop data.
-    """
-    kind, actor, data, vis = e
-    try:
-        k = _EVENT_KIND[kind]
-    except KeyError:
-        raise ValueError(f"event kind {kind!r} has no pepper.v1 encoding") from None
-    m = game_pb2.GameEvent(game_id=game_id, seat=seat, index=index, kind=k, actor=actor)
-    if spectator and vis >= 0:
-        m.visible_to = vis
-    if kind == "play":
-        m.cards.append(_CARD[data])
-    elif kind == "bid":
-        m.action = str(ACTIONS[data])
-    elif kind == "trick":
-        leader, cards = data
-        m.leader = leader
-        m.cards.extend(_CARD[c] for c in cards)
-    elif kind == "deal":
-        m.deal = data
-    elif kind in _CARDS_EVENTS:
-        m.cards.extend(_CARD[c] for c in data)
-    elif kind in _CARD_EVENTS:
-        if data is not None:
-            m.cards.append(_CARD[data])
-    elif kind in _FLAG_EVENTS:
-        if data is not None:
-            m.flag = bool(data)
-    elif kind == "contract":
-        m.bid, m.strain = data[0], _STRAIN[data[1]]
-    elif kind == "deal_end":
-        m.deal_result.CopyFrom(deal_result_to_proto(data))
-    elif kind == "game_over":
-        m.outcome.CopyFrom(outcome_to_proto(data))
-    return m
-
-
-def ruleset_info(rs: Ruleset, table: Table) -> bot_pb2.RulesetInfo:
-    d = rs.to_dict()
-    d.pop("source", None)
-    return bot_pb2.RulesetInfo(name=rs.name, family=rs.family, target_score=rs.target_score, deal_cap=rs.deal_cap,
-                               hand_size=table.hand_size, params_json=json.dumps(d, sort_keys=True))
-
-
-class AnswerError(ValueError):
-    """A bot's answer could not be accepted. ``kind`` is "malformed" or "illegal"."""
-
-    def __init__(self, kind: str, message: str):
-        self.kind = kind
-        super().__init__(message)
-
-
-#: Canonical action text -> action id: a bot that echoes a legal string (the normal case) is
-#: resolved by one dict lookup; anything else goes through the tolerant parser.
-_ACTION_ID = {t: a for a, t in enumerate(ACTIONS_TEXT)}
-assert len(_ACTION_ID) == len(ACTIONS_TEXT), "action texts must be unique"
-
-
-def resolve_answer(ans: bot_pb2.Answer, legal: list[int], legal_text: list[str] | None = None) -> int:
-    """The action id a bot's answer names, if it is one of ``legal``; else AnswerError.
-
-    ``legal_text`` is the list as sent in the request (only needed for the
-    error messages; derived from ``legal`` when not given).
-    """
-    which = ans.WhichOneof("choice")
-    if which == "action_index":
-        i = ans.action_index
-        if i >= len(legal):
-            raise AnswerError("malformed", f"action_index {i} is out of range: the request listed {len(legal)} legal actions (0..{len(legal) - 1})")
-        return legal[i]
-    if which is None:
-        raise AnswerError("malformed", "the answer names no action (set action or action_index)")
-    text = ans.action
-    a = _ACTION_ID.get(text)
-    if a is None:   # not canonical text: case, spacing, or not an action at all
-        try:
-            a = int(Action.parse(text))
-        except ValueError as e:
-            raise AnswerError("malformed", f"{e}; legal: {', '.join(_texts(legal, legal_text))}") from None
-    if a not in legal:
-        raise AnswerError("illegal", f"{ACTIONS_TEXT[a]} is not a legal action here; legal: {', '.join(_texts(legal, legal_text))}")
-    return a
-
-
-def _texts(legal: list[int], legal_text: list[str] | None) -> list[str]:
-    return legal_text if legal_text is not None else [ACTIONS_TEXT[a] for a in legal]
-
-
-def fallback_name(value: int) -> str:
-    """``STRATEGY_FALLBACK_RAISED`` -> ``"raised"`` (an unknown value from a newer bot: its number)."""
-    try:
-        return bot_pb2.StrategyFallback.Name(value).removeprefix("STRATEGY_FALLBACK_").lower()
-    except ValueError:
-        return str(value)
-
-
-def protocol_compatible(version: str) -> bool:
-    """True when a bot's protocol version has this referee's major number."""
-    major = version.strip().split(".", 1)[0]
-    return major == PROTOCOL_VERSION.split(".", 1)[0]
-
-
-def legal_texts(game: Game) -> list[str]:
-    return [str(ACTIONS[i]) for i in game.legal_action_ids()]
-
+from .convert import (
+    ACTIONS_TEXT,
+    CARD_EVENTS,
+    CARD_TEXT,
+    CARDS_EVENTS,
+    EVENT_KIND,
+    FLAG_EVENTS,
+    STRAIN_TEXT,
+    K,
+    event_to_proto,
+)
 
 # -- pre-serialized batches ---------------------------------------------------
 # A Batch is sent as bytes assembled from pre-serialized items, so a public
@@ -261,7 +75,7 @@ def serialize_response(m) -> bytes:
 # library does, and everything that does not change between decisions (the
 # seat's header, the deal's bids, the contract, the completed tricks, card and
 # action strings) is encoded once and reused. view_to_proto / event_to_proto
-# stay the reference: tests/referee/test_wire_fast.py checks, for every ruleset
+# stay the reference: tests/wire/test_wire_fast.py checks, for every ruleset
 # at every step of many games, that these bytes equal (and parse to) the
 # reference conversion's.
 #
@@ -298,11 +112,11 @@ def _packed(key: bytes, values, enc=_uv) -> bytes:
 
 
 _MAX_SEATS = 8
-_CARD_B = [c.encode() for c in _CARD]
+_CARD_B = [c.encode() for c in CARD_TEXT]
 #: SeatView.hand entry (field 9) of each card id.
 _HAND_FIELD = [_ld(b"\x4a", c) for c in _CARD_B]
 #: The engine's display order of a hand (referee.rules.cards.sort_key): suit, then rank high to low.
-_HAND_ORDER = [(c // 6) * 6 + 5 - c % 6 for c in range(len(_CARD))]
+_HAND_ORDER = [(c // 6) * 6 + 5 - c % 6 for c in range(len(CARD_TEXT))]
 _hand_key = _HAND_ORDER.__getitem__
 #: CardPlay{seat, card} bodies, by seat then card id (seat 0 is the default: omitted).
 _PLAY_BODY = [[(b"\x08" + _uv(s) if s else b"") + _ld(b"\x12", c) for c in _CARD_B] for s in range(_MAX_SEATS)]
@@ -314,13 +128,13 @@ _LEGAL_FIELD = [_ld(b"\x32", t.encode()) for t in ACTIONS_TEXT]
 _EVENT_CARD = [_ld(b"\x3a", c) for c in _CARD_B]
 _EVENT_ACTION = _LEGAL_FIELD                                        # GameEvent.action is field 6 too
 _BID_ACTION = [_ld(b"\x12", t.encode()) for t in ACTIONS_TEXT]     # BidMade.action (field 2)
-_STRAIN_B = [s.encode() for s in _STRAIN]
+_STRAIN_B = [s.encode() for s in STRAIN_TEXT]
 _K_VIEW_TRICKS, _K_TRICKS_WON, _K_SCORES, _K_PRIVATE = _key(17, 2), _key(18, 2), _key(19, 2), _key(20, 2)
 _PRIVATE_FIELDS = (("widow", b"\x0a"), ("gave", b"\x12"), ("received", b"\x1a"), ("discards", b"\x22"))
-_EV_KIND = {k: b"\x20" + _uv(v) for k, v in _EVENT_KIND.items()}
+_EV_KIND = {k: b"\x20" + _uv(v) for k, v in EVENT_KIND.items()}
 _FLAG_B = (b"\x50\x00", b"\x50\x01")
 #: GameEvent fields 4, 5, 7 of a PLAY event (kind, actor, card), by actor then card.
-_PLAY_TAIL = [[_EV_KIND["play"] + b"\x28" + _uv(s) + _EVENT_CARD[c] for c in range(len(_CARD))] for s in range(_MAX_SEATS)]
+_PLAY_TAIL = [[_EV_KIND[K.PLAY] + b"\x28" + _uv(s) + _EVENT_CARD[c] for c in range(len(CARD_TEXT))] for s in range(_MAX_SEATS)]
 
 
 def _contract_bytes(c) -> bytes:
@@ -457,38 +271,38 @@ class GameEncoder:
         sent to a bot stream (``seat``: the receiving seat of a private event, None for a public one).
         Equal to ``item_frame(ITEM_EVENT, event_to_proto(game_id, index, e, seat=seat).SerializeToString())``."""
         kind, actor, data, _ = e
-        if kind == "play" and index:
+        if kind == K.PLAY and index:
             # The most common event by far: kind, actor and card come pre-encoded.
             ev = b"".join((self.gid_field, b"" if seat is None else b"\x10" + _uv(seat), b"\x18", _uv(index),
                            _PLAY_TAIL[actor][data]))
             item = b"\x12" + _uv(len(ev)) + ev
             return b"\x0a" + _uv(len(item)) + item
         k = _EV_KIND.get(kind)
-        if k is None or kind == "deal_end" or kind == "game_over":
+        if k is None or kind == K.DEAL_END or kind == K.GAME_OVER:
             # Rare (once per deal) or unknown (the reference raises ValueError): the reference conversion.
             return item_frame(ITEM_EVENT, event_to_proto(self.game_id, index, e, seat=seat).SerializeToString())
         parts = [self.gid_field, b"" if seat is None else b"\x10" + _uv(seat), b"\x18" + _uv(index) if index else b"", k,
                  b"" if actor is None else b"\x28" + _uv(actor)]
-        if kind == "play":
+        if kind == K.PLAY:
             parts.append(_EVENT_CARD[data])
-        elif kind == "bid":
+        elif kind == K.BID:
             parts.append(_EVENT_ACTION[data])
-        elif kind == "trick":
+        elif kind == K.TRICK:
             leader, cards = data
             parts.append(b"".join([_EVENT_CARD[c] for c in cards]))
             parts.append(b"\x60" + _uv(leader))
-        elif kind == "deal":
+        elif kind == K.DEAL:
             if data:
                 parts.append(b"\x58" + _uv(data))
-        elif kind in _CARDS_EVENTS:
+        elif kind in CARDS_EVENTS:
             parts.append(b"".join([_EVENT_CARD[c] for c in data]))
-        elif kind in _CARD_EVENTS:
+        elif kind in CARD_EVENTS:
             if data is not None:
                 parts.append(_EVENT_CARD[data])
-        elif kind in _FLAG_EVENTS:
+        elif kind in FLAG_EVENTS:
             if data is not None:
                 parts.append(_FLAG_B[bool(data)])
-        elif kind == "contract":
+        elif kind == K.CONTRACT:
             bid, strain = data
             if bid:
                 parts.append(_ld(b"\x42", bid.encode()))

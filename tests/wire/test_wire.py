@@ -9,7 +9,7 @@ from google.protobuf import json_format
 from pepper_proto.v1 import bot_pb2, game_pb2
 
 from referee import wire
-from referee.rules import BUILTIN_RULESETS, CARDS, Game
+from referee.rules import BUILTIN_RULESETS, CARDS, Action, Game
 
 CASES = [(name, n) for name, rs in BUILTIN_RULESETS.items() for n in rs.player_counts]
 
@@ -77,7 +77,7 @@ def test_answers_resolve_only_to_listed_legal_actions():
     legal = [a for a in Game("iowa", 4, seed=1).legal_action_ids()]
     texts = [wire.ACTIONS_TEXT[a] for a in legal]
     assert wire.resolve_answer(bot_pb2.Answer(request_id=1, action_index=1), legal, texts) == legal[1]
-    assert wire.resolve_answer(bot_pb2.Answer(request_id=1, action="  BID   3 "), legal, texts) == wire.Action.parse("bid 3")
+    assert wire.resolve_answer(bot_pb2.Answer(request_id=1, action="  BID   3 "), legal, texts) == Action.parse("bid 3")
     for ans, kind, words in [
         (bot_pb2.Answer(request_id=1, action_index=len(legal)), "malformed", "out of range"),
         (bot_pb2.Answer(request_id=1), "malformed", "names no action"),

@@ -363,3 +363,61 @@ def test_refused_token_exits_with_status_2(arena, node):
     code = bot.proc.wait(timeout=15)
     assert code == 2, bot.stderr()
     assert "UNAUTHENTICATED" in bot.stderr()
+
+
+FAULTY_BOT = """
+// The sample bot's client with a strategy that fails on purpose: it throws on calls 1, 4, 7...,
+// names an action that is never legal on calls 2, 5, 8... and plays the sample strategy otherwise.
+const { BotClient } = require(%(lib)s + '/client');
+const { decide } = require(%(lib)s + '/strategy');
+const { makeLogger } = require(%(lib)s + '/log');
+let calls = 0;
+function faulty(request, game) {
+  calls += 1;
+  if (calls %% 3 === 1) throw new TypeError(`boom ${calls}`);
+  if (calls %% 3 === 2) return 'bid nonsense';
+  return decide(request, game);
+}
+const client = new BotClient({
+  address: process.env.PEPPER_REFEREE, token: process.env.PEPPER_TOKEN, botName: process.env.PEPPER_BOT_NAME,
+  decide: faulty, log: makeLogger('warn', 'faulty'),
+});
+process.on('SIGTERM', () => client.stop('received SIGTERM'));
+client.run().then((code) => { process.exitCode = code; });
+"""
+
+
+def test_strategy_fallbacks_are_counted_by_the_referee(node, tmp_path):
+    """Protocol 1.2: when the strategy throws or answers illegally, the client plays the first legal action
+    and says so in its Answer (fallback, fallback_detail); the referee counts them per seat, in the
+    GameResult and in the record file, and they are not faults."""
+    records = tmp_path / "records"
+    ref = Referee(tmp_path, "127.0.0.1:0", "--shared-seats", "--record-dir", str(records))
+    script = tmp_path / "faulty.js"
+    script.write_text(FAULTY_BOT % {"lib": json.dumps(str(BOT_DIR / "lib"))})
+    env = {**os.environ, "PEPPER_REFEREE": ref.address, "PEPPER_TOKEN": ref.register("node-faulty"),
+           "PEPPER_BOT_NAME": "node-faulty"}
+    err = open(tmp_path / "faulty.stderr", "w+")
+    p = subprocess.Popen([node, str(script)], cwd=BOT_DIR, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        ref.wait_connections("node-faulty", 1, timeout=20)
+        gid = ref.create(["node-faulty"] * 4, "iowa", deal_cap=2, seed=11)
+        res = ref.wait_games([gid])[gid]
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=10)
+        ref.close()
+        err.seek(0)
+        log = err.read()
+        err.close()
+    assert_node_seats_clean(res, {"node-faulty"})    # fallbacks are legal answers, not faults
+    calls = sum(s.decisions for s in res.seats)
+    fallbacks = sum(s.fallbacks for s in res.seats)
+    assert calls >= 6 and fallbacks == calls - calls // 3, (calls, [s.fallbacks for s in res.seats], log[-2000:])
+    details = [d for s in res.seats for d in s.fallback_details]
+    assert any(d.startswith("raised: decide() threw TypeError: boom ") for d in details), details
+    assert 'illegal: decide() returned "bid nonsense"' in details, details
+    # The record file the referee wrote holds the same per-seat counts and details.
+    rec = json.loads((records / f"{gid}.json").read_text())
+    assert [s["fallbacks"] for s in rec["seats"]] == [s.fallbacks for s in res.seats]
+    assert [s["fallback_details"] for s in rec["seats"]] == [list(s.fallback_details) for s in res.seats]

@@ -1,6 +1,6 @@
 """A pepper.v1 test bot: plays uniformly random legal actions, or misbehaves on purpose.
 
-    python tests/referee/bots/random_bot.py --address 127.0.0.1:PORT --name alice --token T
+    python tests/service/bots/random_bot.py --address 127.0.0.1:PORT --name alice --token T
 
 It opens one Connect stream, says Hello, and answers every request of every
 Batch in one AnswerBatch. It depends only on the generated protocol code

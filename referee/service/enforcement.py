@@ -1,0 +1,155 @@
+"""Enforcement: what a fault leads to, what the public may see of it, and how long a seat may think.
+
+Pure (no protobuf, no asyncio): the game runs (:mod:`.games`) ask here and apply
+the answer. tests/service/test_enforcement.py checks it in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import Policy
+
+
+class FaultKind(StrEnum):
+    """What a seat did wrong. The values are the protocol's words (``FAULT_KIND_<NAME>``)."""
+
+    ILLEGAL = "illegal"          # a well-formed answer naming an action that is not legal
+    MALFORMED = "malformed"      # an answer that names no action, or one out of range
+    TIMEOUT = "timeout"          # no answer within the deadline plus the seat's time bank
+    DISCONNECT = "disconnect"    # the connection serving the seat was lost
+
+
+class Verdict(StrEnum):
+    """What a fault leads to (a game's failure policy; the protocol's ``FAILURE_POLICY_<NAME>``)."""
+
+    FALLBACK = "fallback"        # the referee plays the first legal action and the game goes on
+    FORFEIT = "forfeit"          # the seat's team loses the game
+    ABORT = "abort"              # the game ends without a result
+
+
+class GameStatus(StrEnum):
+    """How a game stands (the protocol's ``GAME_STATUS_<NAME>``)."""
+
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FORFEITED = "forfeited"
+    ABORTED = "aborted"
+
+
+class SeatStatus(StrEnum):
+    """How a seat ended its game (the protocol's ``SEAT_STATUS_<NAME>``); it only ever gets worse."""
+
+    OK = "ok"
+    FAULTED = "faulted"
+    DISCONNECTED = "disconnected"
+    FORFEITED = "forfeited"
+    ABORTED = "aborted"
+
+    def worst(self, other: SeatStatus) -> SeatStatus:
+        """The worse of the two (a later status of equal rank wins: forfeited and aborted tie)."""
+        return other if _RANK[other] >= _RANK[self] else self
+
+
+_RANK = {SeatStatus.OK: 0, SeatStatus.FAULTED: 1, SeatStatus.DISCONNECTED: 2, SeatStatus.FORFEITED: 3,
+         SeatStatus.ABORTED: 3}
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The verdict on one fault, and why when it is harsher than the policy for that kind."""
+
+    verdict: Verdict
+    seat_status: SeatStatus
+    note: str = ""               # " (more than N faults)" when max_faults turned a fallback into a forfeit
+
+
+def rule(policy: Policy, kind: FaultKind, seat_faults: int) -> Ruling:
+    """The ruling on a fault of ``kind``; ``seat_faults``: the seat's faults in this game, this one included.
+
+    A fallback beyond ``policy.max_faults`` becomes a forfeit: a bot that keeps failing
+    must not be auto-played through a whole game.
+    """
+    verdict = policy.for_fault(kind)
+    note = ""
+    if verdict is Verdict.FALLBACK and policy.max_faults and seat_faults > policy.max_faults:
+        verdict, note = Verdict.FORFEIT, f" (more than {policy.max_faults} faults)"
+    if verdict is Verdict.FALLBACK:
+        status = SeatStatus.DISCONNECTED if kind is FaultKind.DISCONNECT else SeatStatus.FAULTED
+    else:
+        status = SeatStatus.FORFEITED if verdict is Verdict.FORFEIT else SeatStatus.ABORTED
+    return Ruling(verdict, status, note)
+
+
+def public_detail(kind: FaultKind, detail: str) -> str:
+    """A fault's detail as shown while the game runs.
+
+    An illegal or malformed answer's detail lists the legal actions, which are
+    the seat's cards: withheld until the game is over. A timeout's or a
+    disconnect's detail shows nothing of the deal.
+    """
+    if kind in (FaultKind.TIMEOUT, FaultKind.DISCONNECT):
+        return detail
+    return f"{kind} answer (the answer and the legal actions are shown once the game is over)"
+
+
+def public_fallback(action: str) -> str:
+    """The fallback action as shown while the game runs: a card given or discarded face down is withheld."""
+    if action.startswith(("give ", "discard ")) and action != "give none":
+        return ""
+    return action
+
+
+class TimeBank:
+    """A seat's reserve for the game, in ms: drawn when a decision overruns its deadline."""
+
+    __slots__ = ("ms",)
+
+    def __init__(self, ms: float):
+        self.ms = float(ms)
+
+    @property
+    def left_ms(self) -> int:
+        """What is left, as the protocol shows it (never negative)."""
+        return int(self.ms) if self.ms > 0.0 else 0
+
+
+class RequestClock:
+    """The time of one decision request: its deadline and its seat's time bank, on one time source.
+
+    Times are the event loop's clock in seconds (``loop.time()``, monotonic), the
+    same clock its timers run on. The clock starts when the batch holding the
+    request is sent; the request expires at deadline + what is left of the bank.
+    """
+
+    __slots__ = ("deadline_ms", "bank", "sent_at", "expires")
+
+    def __init__(self, deadline_ms: int, bank: TimeBank):
+        self.deadline_ms = deadline_ms
+        self.bank = bank
+        self.sent_at = 0.0
+        self.expires = 0.0
+
+    def start(self, now: float) -> float:
+        """The request is sent at ``now``: returns when it expires."""
+        self.sent_at = now
+        bank = self.bank.ms
+        self.expires = now + (self.deadline_ms + (bank if bank > 0.0 else 0.0)) / 1000.0
+        return self.expires
+
+    def expired(self, now: float) -> bool:
+        return now > self.expires
+
+    def stop(self, now: float) -> float:
+        """The answer came at ``now``: the time it took in ms; an overrun is drawn from the bank."""
+        elapsed_ms = (now - self.sent_at) * 1000.0
+        if elapsed_ms > self.deadline_ms:
+            self.bank.ms -= elapsed_ms - self.deadline_ms
+        return elapsed_ms
+
+    def time_out(self) -> None:
+        """No answer in time: the bank is spent."""
+        self.bank.ms = 0.0

@@ -1,0 +1,379 @@
+"""Game runs: one refereed game, advanced from request to request, its answers applied and faults ruled.
+
+Everything runs on one asyncio event loop, so there are no locks: a bot's
+answer is applied, the game advanced and the next request queued inside one
+synchronous step.
+
+Flow of one decision::
+
+    GameRun.advance()        game waits for seat s -> Pending queued on s's Connection
+    Connection.take_batch()  (writer) everything pending goes out in one Batch once
+                             the previous Batch is fully answered or expired
+    GameRun.answer()         (reader) answer checked against the request's legal list,
+                             applied, game advanced -> next Pending, events queued
+    Connection timer         deadline + time bank passed -> GameRun.time_out -> fault
+
+Hidden information: a connection only ever receives ``Game.view(seat)`` and
+``Game.events_for(seat)`` for the seats it was given, converted by
+:mod:`referee.wire`; spectators get public events only until the game is over.
+
+Speed: the hot path (one request and a few events per decision) writes protobuf
+bytes directly with :class:`referee.wire.GameEncoder` (per-deal caches, each
+public event encoded once per game step and shared by every connection), which
+tests/wire/test_wire_fast.py checks against the reference conversion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from referee import wire
+from referee.rules import Game
+from referee.rules.game import PUBLIC
+from referee.wire.messages import FaultInfo, GameInfo, SeatInfo
+
+from .config import Policy
+from .connections import Connection, Pending
+from .enforcement import (
+    FaultKind,
+    GameStatus,
+    RequestClock,
+    SeatStatus,
+    TimeBank,
+    Verdict,
+    public_detail,
+    public_fallback,
+    rule,
+)
+
+log = logging.getLogger("referee")
+
+MAX_FALLBACK_DETAILS = 10
+
+
+@dataclass(eq=False)
+class SeatRun:
+    seat: int
+    bot_name: str
+    conn: Connection | None
+    bank: TimeBank
+    status: SeatStatus = SeatStatus.OK
+    auto: bool = False                 # decisions are played by fallback (connection lost, policy fallback)
+    faults: dict[FaultKind, int] = field(default_factory=lambda: dict.fromkeys(FaultKind, 0))
+    latencies: list[float] = field(default_factory=list)   # ms
+    conn_id: str = ""
+    fallbacks: int = 0                 # answers the bot's SDK marked as fallbacks (Answer.fallback)
+    fallback_details: list[str] = field(default_factory=list)   # the first MAX_FALLBACK_DETAILS, "reason: detail"
+
+    def info(self, over: bool) -> SeatInfo:
+        lat = sorted(self.latencies)
+        return SeatInfo(
+            seat=self.seat, bot_name=self.bot_name, connection_id=self.conn_id, status=self.status,
+            faults={str(k): n for k, n in self.faults.items()}, decisions=len(lat), latency_p50_ms=_pct(lat, 0.5),
+            latency_p99_ms=_pct(lat, 0.99), latency_max_ms=lat[-1] if lat else 0.0,
+            time_bank_left_ms=self.bank.left_ms, fallbacks=self.fallbacks,
+            fallback_details=self.fallback_details if over else [])
+
+
+class GameRun:
+    """One game being refereed: the engine's Game plus seats, policy, faults and timing.
+
+    ``next_rid`` numbers the requests (unique across the server); ``on_finished(run)``
+    is told once when the game ends, whatever ended it.
+    """
+
+    def __init__(self, gid: str, game: Game, seats: list[SeatRun], policy: Policy, seed: int,
+                 next_rid: Callable[[], int], on_finished: Callable[[GameRun], None]):
+        self.id, self.game, self.seats, self.policy, self.seed = gid, game, seats, policy, seed
+        self.next_rid, self.on_finished = next_rid, on_finished
+        self.enc = wire.GameEncoder(game, gid)   # this game's wire bytes, with per-deal caches
+        self.cursor = 0                          # next event log index to send to the bots
+        self._routes: tuple | None = None
+        self.status = GameStatus.RUNNING
+        self.reason = ""
+        self.started = time.time()
+        self.ended: float | None = None
+        self.faults: list[FaultInfo] = []
+        self.public_faults: list[FaultInfo] = []   # the same, as shown while the game runs (see fault)
+        self.pending: Pending | None = None
+        self.decisions = 0
+        self.watchers: list[asyncio.Queue] = []
+        self.spec_cursor = 0
+        self.winners: tuple[int, ...] = ()
+        self.winning_seats: tuple[int, ...] = ()
+        self.done = asyncio.Event()
+
+    @property
+    def over(self) -> bool:
+        return self.status is not GameStatus.RUNNING
+
+    def routes(self) -> tuple[list, list]:
+        """(connections that get the public events, connection per seat for its private events).
+
+        A seat played by fallback (``auto``) gets nothing more. (Each seat of a
+        game has its own connection unless the server shares seats, see Referee.create_game.)
+        Cached: call :meth:`reroute` whenever a seat's ``auto`` or ``conn`` changes.
+        """
+        r = self._routes
+        if r is None:
+            per_seat = [None if sr.auto else sr.conn for sr in self.seats]
+            r = self._routes = (list(dict.fromkeys(c for c in per_seat if c is not None)), per_seat)
+        return r
+
+    def reroute(self) -> None:
+        self._routes = None
+
+    def guard(self, fn, *args) -> None:
+        """Run ``fn``; an unexpected error aborts (and records) this one game, never the server or a connection."""
+        try:
+            fn(*args)
+        except Exception as e:
+            log.exception("game %s: internal error", self.id)
+            self.finish(GameStatus.ABORTED, f"internal error: {e!r}")
+
+    # -- the game loop ----------------------------------------------------
+    def start(self) -> None:
+        """Tell every seat the game has begun, then play to the first request."""
+        frames = wire.messages.game_start_frames(self.id, self.game, self.game.ruleset, [sr.bot_name for sr in self.seats],
+                                                 self.policy.deadline_ms, self.policy.time_bank_ms)
+        for sr in self.seats:
+            sr.conn.seats.add((self, sr.seat))
+            sr.conn.push(frames[sr.seat])
+        self.advance()
+
+    def advance(self) -> None:
+        """Send new events, then play on until a connected seat must decide (or the game ends)."""
+        g = self.game
+        while True:
+            self._push_events()
+            if g.is_over:
+                return self.finish(GameStatus.COMPLETED, g.outcome.reason)
+            seat = g.to_act
+            sr = self.seats[seat]
+            legal = g.legal_action_ids()
+            if sr.auto or (self.policy.play_forced and g.publicly_forced() is not None):
+                # Fallback play, or a move every seat can tell is forced, played without a round trip.
+                g.apply(legal[0])
+                self.decisions += 1
+                continue
+            rid = self.next_rid()
+            deadline = self.policy.deadline_ms
+            # Encoded straight from the engine's state (wire.GameEncoder; same bytes as
+            # DecisionRequest{view=view_to_proto(g.view(seat))}, see test_wire_fast).
+            item = self.enc.request_frame(seat, rid, g.phase, legal, deadline, sr.bank.left_ms)
+            p = Pending(rid, self, seat, list(legal), item, RequestClock(deadline, sr.bank))
+            self.pending = p
+            sr.conn.push_request(p)
+            return
+
+    def _push_events(self) -> None:
+        """Queue the new events each seat may see (``Game.events_for``), in log order per connection.
+
+        A public event is encoded once and sent to every seat's connection; a
+        private event is sent, marked with its seat, to the one seat that may see it.
+        """
+        g = self.game
+        log_ = g.event_log
+        start, end = self.cursor, len(log_)
+        if start == end:
+            return
+        self.cursor = end
+        targets, per_seat = self.routes()
+        frame = self.enc.event_frame
+        frames: list[tuple[int, bytes]] = []     # (visible_to, item frame), in log order
+        private = False
+        for i in range(start, end):
+            e = log_[i]
+            vis = e[3]
+            if vis == PUBLIC:
+                if targets:
+                    frames.append((PUBLIC, frame(i, e)))
+            elif per_seat[vis] is not None:
+                frames.append((vis, frame(i, e, vis)))
+                private = True
+        if frames:
+            # Item frames concatenate (see wire.batch_response): one queue entry per connection and step.
+            if not private:
+                blob = b"".join([f for _, f in frames])
+                for conn in targets:
+                    conn.push(blob)
+            else:
+                for conn in targets:
+                    blob = b"".join([f for vis, f in frames if vis == PUBLIC or per_seat[vis] is conn])
+                    if blob:
+                        conn.push(blob)
+        if self.watchers:
+            evs = g.events_for(PUBLIC, self.spec_cursor)
+            self.spec_cursor = g.event_count
+            for i, e in evs:
+                m = wire.messages.watch_event(self.id, i, e)
+                for q in self.watchers:
+                    q.put_nowait(m)
+
+    def answer(self, p: Pending, ans, now: float) -> None:
+        """Apply a bot's answer to its open request ``p`` (``now``: the loop's time it arrived)."""
+        if p.clock.expired(now):   # the timer has not fired yet, but the time is up
+            self.time_out(p)
+            return
+        elapsed_ms = p.clock.stop(now)
+        try:
+            action = wire.resolve_answer(ans, p.legal)
+        except wire.AnswerError as e:
+            self.guard(self.fault, p.seat, FaultKind(e.kind), p, str(e))
+            return
+        sr = self.seats[p.seat]
+        sr.latencies.append(elapsed_ms)
+        if ans.fallback:   # the bot's strategy failed and its SDK answered for it: legal, but counted
+            sr.fallbacks += 1
+            if len(sr.fallback_details) < MAX_FALLBACK_DETAILS:
+                sr.fallback_details.append(f"{wire.fallback_name(ans.fallback)}: {ans.fallback_detail[:200]}")
+        self.pending = None
+        self._apply(action)
+
+    def _apply(self, action: int) -> None:
+        try:
+            self.game.apply(action)
+            self.decisions += 1
+            self.advance()
+        except Exception as e:  # an engine or conversion bug must not take the server down
+            log.exception("game %s: internal error after %s", self.id, action)
+            self.finish(GameStatus.ABORTED, f"internal error: {e!r}")
+
+    def time_out(self, p: Pending) -> None:
+        if self.over or self.pending is not p:
+            return
+        p.clock.time_out()
+        self.fault(p.seat, FaultKind.TIMEOUT, p, f"no answer within {p.clock.deadline_ms} ms plus the time bank")
+
+    def disconnected(self, seat: int, detail: str) -> None:
+        """The connection serving ``seat`` is gone."""
+        if self.over:
+            return
+        p = self.pending
+        if p is not None and (p.seat != seat or p.cancelled):
+            p = None
+        if p is not None:
+            p.cancelled = True
+            self.pending = None
+        self.guard(self.fault, seat, FaultKind.DISCONNECT, p, detail)
+
+    # -- enforcement ------------------------------------------------------
+    def fault(self, seat: int, kind: FaultKind, p: Pending | None, detail: str) -> None:
+        """Record a fault, and apply the ruling the game's policy gives for it (see enforcement.rule)."""
+        if self.over:
+            return
+        sr = self.seats[seat]
+        sr.faults[kind] += 1
+        ruling = rule(self.policy, kind, sum(sr.faults.values()))
+        verdict = ruling.verdict
+        public = public_detail(kind, detail) + ruling.note
+        detail += ruling.note
+        g = self.game
+        fallback = ""
+        if verdict is Verdict.FALLBACK:
+            sr.status = sr.status.worst(ruling.seat_status)
+            if kind is FaultKind.DISCONNECT:
+                sr.auto = True
+                self.reroute()
+            if p is not None or (kind is FaultKind.DISCONNECT and g.to_act == seat):
+                fallback = str(g.legal_actions()[0])
+        rid = p.rid if p else 0
+        f = FaultInfo(seat, kind, rid, g.deal_number, detail, verdict, fallback)
+        self.faults.append(f)
+        self.public_faults.append(f._replace(detail=public, fallback_action=public_fallback(fallback)))
+        if sr.conn is not None and kind is not FaultKind.DISCONNECT and p is not None:
+            sr.conn.push(wire.messages.fault_notice_frame(
+                kind, p.rid, self.id, f"{kind}: {detail}; policy {verdict}" + (f": played {fallback}" if fallback else ""),
+                fallback))
+        if verdict is Verdict.FALLBACK:
+            if fallback:
+                self.pending = None
+                if p is not None:
+                    p.cancelled = True
+                self._apply(g.legal_action_ids()[0])
+        elif verdict is Verdict.FORFEIT:
+            sr.status = sr.status.worst(ruling.seat_status)
+            self.finish(GameStatus.FORFEITED, f"seat {seat} ({sr.bot_name}) forfeited: {kind}", forfeit_seat=seat)
+        else:
+            sr.status = sr.status.worst(ruling.seat_status)
+            self.finish(GameStatus.ABORTED, f"aborted: seat {seat} ({sr.bot_name}) {kind}")
+
+    def finish(self, status: GameStatus, reason: str, forfeit_seat: int | None = None) -> None:
+        if self.over:
+            return
+        g = self.game
+        self.status, self.reason, self.ended = status, reason, time.time()
+        if status is GameStatus.COMPLETED:
+            self.winners, self.winning_seats = g.outcome.winners, g.outcome.winning_seats
+        elif status is GameStatus.FORFEITED:
+            team_of = g.table.team_of
+            lost = team_of[forfeit_seat]
+            self.winners = tuple(t for t in range(g.table.teams) if t != lost)
+            self.winning_seats = tuple(s for s in range(g.players) if team_of[s] != lost)
+        if self.pending is not None:
+            self.pending.cancelled = True
+            self.pending = None
+        self._push_events()
+        outcome = wire.messages.outcome(status, g, self.winners, self.winning_seats)
+        for sr in self.seats:
+            conn = sr.conn
+            if conn is not None and not conn.closed:
+                conn.seats.discard((self, sr.seat))
+                conn.push(wire.messages.game_end_frame(self.id, sr.seat, status, outcome, reason, sr.status))
+        for q in self.watchers:
+            q.put_nowait(None)
+        self.done.set()
+        self.on_finished(self)
+
+    # -- results ----------------------------------------------------------
+    def info(self, full: bool = True) -> GameInfo:
+        """The result so far. While the game runs, nothing that shows the deal: faults as shown publicly,
+        and no seed or record (the seed and explicit decks rebuild every hand; CreateGameResponse gives
+        the seed to the game's creator). ``full``: with the record and the full state, once over."""
+        g = self.game
+        over = self.over
+        end = self.ended or time.time()
+        return GameInfo(
+            game_id=self.id, status=self.status, ruleset=g.ruleset.name, players=g.players,
+            seats=[sr.info(over) for sr in self.seats], scores=list(g.scores), winners=self.winners,
+            winning_seats=self.winning_seats,
+            draw=self.status is GameStatus.COMPLETED and g.outcome is not None and g.outcome.draw,
+            reason=self.reason, deals=len(g.deals), duration_s=end - self.started,
+            faults=self.faults if over else self.public_faults, decisions=self.decisions,
+            seed=self.seed if over else None,
+            record_json=json.dumps(g.record()) if over and full else "",
+            full_state_json=json.dumps(g.full_state()) if over and full else "")
+
+    def result(self, full: bool = True):
+        """The GameResult message (see :meth:`info`)."""
+        return wire.messages.game_result(self.info(full))
+
+    def watch(self) -> asyncio.Queue | None:
+        """A queue of spectator messages (None ends it); None if the game is already over."""
+        if self.over:
+            return None
+        q: asyncio.Queue = asyncio.Queue()
+        for i, e in self.game.events_for(PUBLIC, 0):
+            q.put_nowait(wire.messages.watch_event(self.id, i, e))
+        if not self.watchers:
+            self.spec_cursor = self.game.event_count
+        self.watchers.append(q)
+        return q
+
+    def final_spectator_messages(self, seen_public: bool) -> Iterator:
+        """After the game: the hidden events (or all events), then the result."""
+        for i, e in enumerate(self.game.events):
+            if e.visible_to != PUBLIC or not seen_public:
+                yield wire.messages.watch_event(self.id, i, e, spectator=True)
+        yield wire.messages.watch_result(self.info())
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return 0.0
+    return xs[min(len(xs) - 1, int(q * len(xs)))]

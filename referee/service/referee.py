@@ -1,0 +1,261 @@
+"""The Referee: the bots it knows, their connections, and creating, finding and draining games."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import re
+import secrets
+import tomllib
+from collections import deque
+
+from referee import wire
+from referee.rules import BUILTIN_RULESETS, Game, RulesError, Ruleset, get_ruleset, ruleset_from_dict
+from referee.wire.messages import GameRequest
+
+from .config import ServerConfig
+from .connections import Connection, Pending
+from .enforcement import GameStatus, TimeBank
+from .games import GameRun, SeatRun
+from .records import RecordWriter
+
+log = logging.getLogger("referee")
+
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class RequestError(ValueError):
+    """A control request that cannot be carried out; ``code`` is a grpc.StatusCode name."""
+
+    def __init__(self, code: str, message: str):
+        self.code = code
+        super().__init__(message)
+
+
+class Referee:
+    """All games and bot connections of one server."""
+
+    def __init__(self, config: ServerConfig):
+        self.config = config
+        self.tokens: dict[str, str] = dict(config.bot_tokens)
+        self.conns: dict[str, list[Connection]] = {}
+        self.games: dict[str, GameRun] = {}
+        self.running = 0
+        self.draining = False
+        self._rid = itertools.count(1)
+        self._gid = itertools.count(1)
+        self._cid = itertools.count(1)
+        self._finished_order: deque[str] = deque()
+        self.records = RecordWriter(config.record_dir) if config.record_dir else None
+        for name in self.tokens:
+            self._check_name(name)
+
+    # -- bots -------------------------------------------------------------
+    @staticmethod
+    def _check_name(name: str) -> None:
+        if not _NAME.match(name or ""):
+            raise RequestError("INVALID_ARGUMENT", f"bad bot name {name!r}: 1-64 letters, digits, '-', '_' or '.'")
+
+    def register_bot(self, name: str, token: str = "") -> str:
+        self._check_name(name)
+        if token and len(token) < 8:
+            raise RequestError("INVALID_ARGUMENT", "a bot token must have at least 8 characters")
+        self.tokens[name] = token or secrets.token_urlsafe(24)
+        return self.tokens[name]
+
+    def authenticate(self, bot_name: str, token: str, protocol_version: str) -> tuple[str, str] | None:
+        """(grpc status code name, message) when a Hello is refused, else None."""
+        if not wire.protocol_compatible(protocol_version):
+            return ("FAILED_PRECONDITION", f"protocol version {protocol_version!r} is not supported: "
+                    f"this referee speaks {wire.PROTOCOL_VERSION} (any {wire.PROTOCOL_VERSION.split('.')[0]}.x is accepted)")
+        want = self.tokens.get(bot_name)
+        if want is None or not secrets.compare_digest(want.encode(), token.encode()):
+            return ("UNAUTHENTICATED", f"bot {bot_name!r}: unknown bot name or wrong token")
+        return None
+
+    def connect(self, bot_name: str, max_batch: int) -> Connection:
+        mb = self.config.default_batch if max_batch == 0 else min(max_batch, self.config.max_batch)
+        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired)
+        self.conns.setdefault(bot_name, []).append(conn)
+        log.info("bot %s connected as %s (batch %d)", bot_name, conn.id, mb)
+        return conn
+
+    def disconnect(self, conn: Connection, reason: str) -> None:
+        """The stream ended or failed: every seat it served gets the disconnect policy."""
+        if conn in self.conns.get(conn.bot_name, ()):
+            self.conns[conn.bot_name].remove(conn)
+        conn.close(reason)
+        log.info("connection %s closed: %s", conn.id, reason)
+        for run, seat in sorted(conn.seats, key=lambda rs: (rs[0].id, rs[1])):
+            run.disconnected(seat, f"connection {conn.id} lost: {reason}")
+        conn.seats.clear()
+        conn.in_flight.clear()
+
+    def bots(self) -> list:
+        return [wire.messages.bot_info(n, len(self.conns.get(n, ())), sum(len(c.seats) for c in self.conns.get(n, ())))
+                for n in sorted(self.tokens)]
+
+    # -- answers ----------------------------------------------------------
+    def on_answers(self, conn: Connection, answers) -> None:
+        """Apply a bot's answers. Nothing a bot sends can touch a request it was not given."""
+        now = asyncio.get_running_loop().time()
+        fl = conn.in_flight
+        for ans in answers:
+            if conn.closed:     # dropped by the unknown-request policy: the rest of the batch is moot
+                return
+            rid = ans.request_id
+            p = fl.get(rid)
+            if p is None:
+                # A closed id gets its STALE notice once and is then forgotten: a repeat is unknown and counts
+                # towards the limit, so repeating one stale id cannot flood the outbox with notices.
+                why = conn.closed_ids.pop(rid, None)
+                if why is not None:
+                    conn.stale += 1
+                    conn.notice("stale_request", rid, "", f"request {rid} is closed ({why}); the answer was ignored")
+                else:
+                    self._unknown(conn, "unknown_request", rid, "",
+                                  f"no open request {rid} on this connection; the answer was ignored")
+                continue
+            run = p.run
+            if ans.game_id and ans.game_id != run.id:
+                self._unknown(conn, "wrong_game", rid, ans.game_id,
+                              f"request {rid} belongs to game {run.id!r}, not {ans.game_id!r}; the answer was ignored")
+                continue
+            del fl[rid]
+            conn.remember(rid, "answered")
+            if p.cancelled:
+                conn.notice("cancelled", rid, run.id, f"game {run.id} ended; request {rid} was withdrawn")
+                continue
+            run.answer(p, ans, now)
+        if not fl and conn.outbox:
+            conn.wake.set()
+
+    def _unknown(self, conn: Connection, code: str, rid: int, game_id: str, msg: str) -> None:
+        """Refuse an answer to a request this connection cannot answer (unknown id, or the wrong game),
+        and apply the server's unknown-request policy: such answers are refused with a notice, and the
+        connection is dropped at once (``disconnect``) or after ``unknown_request_limit`` of them."""
+        conn.unknown += 1
+        cfg = self.config
+        drop = cfg.unknown_request == "disconnect" or (cfg.unknown_request_limit and conn.unknown > cfg.unknown_request_limit)
+        if drop:
+            limit = "" if cfg.unknown_request == "disconnect" else f", more than the limit of {cfg.unknown_request_limit}"
+            msg += f"; connection closed: {conn.unknown} answer(s) to unknown request ids or the wrong game{limit}"
+        conn.notice(code, rid, game_id, msg)
+        if drop:
+            self.disconnect(conn, f"answered unknown request ids or the wrong game ({conn.unknown} times)")
+
+    # -- games ------------------------------------------------------------
+    def create_game(self, message) -> GameRun:
+        """Create and start a game from a CreateGameRequest; RequestError says what is wrong with it."""
+        if self.draining:
+            raise RequestError("UNAVAILABLE", "the server is draining: no new games")
+        if self.running >= self.config.max_games:
+            raise RequestError("RESOURCE_EXHAUSTED", f"{self.running} games running (limit {self.config.max_games})")
+        try:
+            req = wire.messages.game_request(message)
+        except KeyError as e:
+            raise RequestError("INVALID_ARGUMENT", f"policy: unknown failure policy value {e} "
+                               "(allowed: FAILURE_POLICY_FALLBACK, _FORFEIT, _ABORT)") from None
+        gid = req.game_id or f"g{next(self._gid)}"
+        if not _NAME.match(gid):
+            raise RequestError("INVALID_ARGUMENT", f"bad game id {gid!r}: 1-64 letters, digits, '-', '_' or '.'")
+        if gid in self.games:
+            raise RequestError("ALREADY_EXISTS", f"game {gid!r} exists")
+        rs = self._ruleset(req)
+        players = req.players or (4 if 4 in rs.player_counts else rs.player_counts[0])
+        if players not in rs.player_counts:
+            raise RequestError("INVALID_ARGUMENT", f"ruleset {rs.name!r} is played by {', '.join(map(str, rs.player_counts))} players, not {players}")
+        if len(req.seats) != players:
+            raise RequestError("INVALID_ARGUMENT", f"seats names {len(req.seats)} bots for a {players}-player game")
+        seed = req.seed if req.seed is not None else secrets.randbits(63)
+        try:
+            policy = self.config.policy.with_overrides(**req.policy)
+            game = Game(rs, players, seed=seed, decks=req.decks, first_dealer=req.first_dealer)
+        except (RulesError, ValueError) as e:
+            raise RequestError("INVALID_ARGUMENT", str(e)) from None
+        # A connection holds at most one seat of a game: a stream given two seats would receive both
+        # hands (a partner's, or an opponent's at a free-for-all table). A bot that takes k seats of a
+        # game needs k live connections; each seat goes to the least busy connection not yet used.
+        # (--shared-seats lifts this, for trusted self-play and the conformance checker.)
+        used: dict[Connection, int] = {}    # seats of this game given to each connection
+        shared = self.config.shared_seats
+        seats = []
+        for s, name in enumerate(req.seats):
+            if name not in self.tokens:
+                raise RequestError("NOT_FOUND", f"seat {s}: no bot registered as {name!r}")
+            live = [c for c in self.conns.get(name, ()) if not c.closed and (shared or c not in used)]
+            if not live:
+                k, n = req.seats.count(name), sum(1 for c in self.conns.get(name, ()) if not c.closed)
+                raise RequestError("UNAVAILABLE", f"seat {s}: bot {name!r} has no live connection" if not n else
+                                   f"seat {s}: bot {name!r} takes {k} seats of this game but has {n} live connection(s); "
+                                   "a connection holds at most one seat of a game (so that it never receives another "
+                                   f"seat's cards): connect {k} streams, e.g. run {k} processes of the bot")
+            conn = min(live, key=lambda c: len(c.seats) + used.get(c, 0))
+            used[conn] = used.get(conn, 0) + 1
+            seats.append(SeatRun(s, name, conn, TimeBank(policy.time_bank_ms), conn_id=conn.id))
+        run = GameRun(gid, game, seats, policy, seed, self._rid.__next__, self._finished)
+        self.games[gid] = run
+        self.running += 1
+        run.start()
+        return run
+
+    def _ruleset(self, req: GameRequest) -> Ruleset:
+        src = req.ruleset_source
+        try:
+            if src == "ruleset":
+                name = req.ruleset_text or "iowa"
+                if name not in BUILTIN_RULESETS:
+                    raise RequestError("INVALID_ARGUMENT", f"unknown ruleset {name!r} (built-in: {', '.join(BUILTIN_RULESETS)}; "
+                                       "or send ruleset_toml / ruleset_json)")
+                return get_ruleset(name)
+            if src == "ruleset_toml":
+                data = tomllib.loads(req.ruleset_text)
+            else:
+                data = json.loads(req.ruleset_text)
+                if not isinstance(data, dict):
+                    raise RequestError("INVALID_ARGUMENT", "ruleset_json must be a JSON object")
+            if "name" not in data and isinstance(data.get("extends"), str):
+                data["name"] = f"{data['extends']}-custom"
+            return ruleset_from_dict(data, source=f"<{src}>")
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+            raise RequestError("INVALID_ARGUMENT", f"{src}: cannot parse: {e}") from None
+        except RulesError as e:
+            raise RequestError("INVALID_ARGUMENT", str(e)) from None
+
+    def _finished(self, run: GameRun) -> None:
+        """A game ended: forget the oldest finished games beyond ``keep_games``; queue its record file."""
+        self.running -= 1
+        self._finished_order.append(run.id)
+        while len(self._finished_order) > self.config.keep_games:
+            self.games.pop(self._finished_order.popleft(), None)
+        if self.records is not None:
+            info, game = run.info(full=False), run.game   # final: a finished game no longer changes
+            self.records.submit(run.id, lambda: wire.messages.record_file(info, game.record()))
+
+    # -- draining ---------------------------------------------------------
+    async def drain(self, timeout_s: float) -> tuple[int, int]:
+        self.draining = True
+        live = [r for r in self.games.values() if not r.over]
+        if live and timeout_s > 0:
+            try:
+                await asyncio.wait_for(asyncio.gather(*(r.done.wait() for r in live)), timeout_s)
+            except TimeoutError:
+                pass
+        aborted = 0
+        for r in live:
+            if not r.over:
+                r.finish(GameStatus.ABORTED, "drained: the server shut down before the game finished")
+                aborted += 1
+        return len(live) - aborted, aborted
+
+    async def close(self) -> None:
+        """Write the record files still queued (off the loop), then stop the writer."""
+        if self.records is not None:
+            await asyncio.to_thread(self.records.close)
+
+
+def _expired(p: Pending) -> None:
+    """A request's time ran out (its connection's timer)."""
+    p.run.guard(p.run.time_out, p)

@@ -1,0 +1,48 @@
+"""The wire: the only place that knows both the rules engine and the pepper.v1 messages.
+
+- :mod:`.convert`: the reference conversion (views, events, outcomes) and reading answers;
+- :mod:`.codec`: the hot path, protobuf bytes written directly (batches, requests, events);
+- :mod:`.messages`: every other message the referee sends, built from plain values.
+
+Layering: ``referee.rules`` (stdlib) <- this package <- ``referee.service``.
+"""
+
+from pepper_proto import PROTOCOL_VERSION
+from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
+
+from . import messages
+from .codec import (
+    ITEM_EVENT,
+    ITEM_GAME_END,
+    ITEM_GAME_START,
+    ITEM_NOTICE,
+    ITEM_REQUEST,
+    GameEncoder,
+    batch_response,
+    item_frame,
+    serialize_response,
+)
+from .convert import (
+    ACTIONS_TEXT,
+    EVENT_KIND,
+    AnswerError,
+    contract_to_proto,
+    deal_result_to_proto,
+    decision_kind,
+    event_to_proto,
+    fallback_name,
+    legal_texts,
+    outcome_to_proto,
+    protocol_compatible,
+    resolve_answer,
+    ruleset_info,
+    view_to_proto,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "messages", "ITEM_EVENT", "ITEM_GAME_END",
+    "ITEM_GAME_START", "ITEM_NOTICE", "ITEM_REQUEST", "GameEncoder", "batch_response", "item_frame",
+    "serialize_response", "ACTIONS_TEXT", "EVENT_KIND", "AnswerError", "contract_to_proto", "deal_result_to_proto",
+    "decision_kind", "event_to_proto", "fallback_name", "legal_texts", "outcome_to_proto", "protocol_compatible",
+    "resolve_answer", "ruleset_info", "view_to_proto",
+]
