@@ -144,7 +144,7 @@ def main(argv=None) -> int:
           f"{'won':>5} {'lost':>5} {'ms/dec':>7} {'smp/srch':>8} {'secs':>6}")
     for spec in a.rulesets.split(","):
         name, _, n = spec.partition(":")
-        players = int(n) if n else (4 if 4 in get_ruleset(name).player_counts else get_ruleset(name).player_counts[0])
+        players = int(n) if n else get_ruleset(name).default_players
         for pair in a.pairs.split(","):
             r = measure(name, players, pair, a.deals, a.budget_ms, a.samples, a.procs, a.seed0)
             rows.append(r)

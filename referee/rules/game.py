@@ -206,7 +206,7 @@ class Game:
                  decks: list | None = None, first_dealer: int | None = None):
         rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
         if players is None:
-            players = 4 if 4 in rs.player_counts else rs.player_counts[0]
+            players = rs.default_players
         t = rs.table(players)
         self.ruleset: Ruleset = rs
         self.table: Table = t

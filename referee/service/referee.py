@@ -164,7 +164,7 @@ class Referee:
         if gid in self.games:
             raise RequestError("ALREADY_EXISTS", f"game {gid!r} exists")
         rs = self._ruleset(req)
-        players = req.players or (4 if 4 in rs.player_counts else rs.player_counts[0])
+        players = req.players or rs.default_players
         if players not in rs.player_counts:
             raise RequestError("INVALID_ARGUMENT", f"ruleset {rs.name!r} is played by {', '.join(map(str, rs.player_counts))} players, not {players}")
         if len(req.seats) != players:
