@@ -40,7 +40,7 @@ from typing import TextIO
 
 from .checks import build_checks
 from .house import HOUSE_NAME, HouseBot
-from .launch import BotProcess
+from .launch import BotProcess, launch_hint, startup_hint
 from .model import BOT, Check, Played, Status
 from .private_referee import PrivateReferee
 from .report import Summary, check_lines
@@ -156,7 +156,8 @@ class Checker:
                 return c.done(Status.PASS, f"connected after {time.monotonic() - t0:.1f} s")
             if self.bot.exited():
                 await self.bot.drain()
-                return c.done(Status.FAIL, self.bot.crash_reason() + " before connecting" + self.bot.startup_hint())
+                hint = startup_hint(self.bot.tail(40), self.bot.exit_code)
+                return c.done(Status.FAIL, f"{self.bot.crash_reason()} before connecting{hint}")
             await asyncio.sleep(0.05)
         return c.done(Status.FAIL, f"protocol error: no valid connection within {self.o.connect_timeout:.0f} s (the bot must "
                                    f"connect to $PEPPER_REFEREE and send a Hello with $PEPPER_BOT_NAME, $PEPPER_TOKEN and "
@@ -222,7 +223,7 @@ class Checker:
                 await self.bot.start({"PEPPER_REFEREE": self.referee.address, "PEPPER_TOKEN": bot_token,
                                       "PEPPER_BOT_NAME": o.name})
             except OSError as e:
-                self.say(f"error: cannot start {shlex.join(self.command)}: {e}{self.bot.launch_hint(e)}")
+                self.say(f"error: cannot start {shlex.join(self.command)}: {e}{launch_hint(self.command, e)}")
                 return 2
             t0 = time.monotonic()
             done = [await self.check_connect()]

@@ -1,7 +1,8 @@
 """Launching the bot under test: its own process group, its output in a log file (and on screen with ``-v``).
 
-The one place the checker starts, watches and stops a process, so that a shared
-process supervisor can take its place.
+:class:`BotProcess` is the one place the checker starts, watches and stops a
+process, so that a shared process supervisor can take its place; the hints
+read only the command, the exit code and the output.
 """
 
 from __future__ import annotations
@@ -112,30 +113,32 @@ class BotProcess:
         except OSError:
             return []
 
-    def startup_hint(self) -> str:
-        """Why a bot may have died before connecting, from its exit code and the end of its output ("" if unclear)."""
-        for line in reversed(self.tail(40)):
-            m = _MISSING_MODULE_RE.search(line)
-            if m:
-                try:
-                    ours = importlib.util.find_spec(m[1].split(".")[0]) is not None
-                except (ImportError, ValueError):
-                    ours = False
-                if ours:   # the checker's Python has it: the bot runs another one
-                    return f" ({m[0]}): {_PYTHON_HINT}"
-                return (f" ({m[0]}): is it installed for the bot's Python, and is the bot started from its own folder? "
-                        f"(the project's Python: {{python}} or .venv/bin/python)")
-        if self.exit_code == 0:
-            return f": {_SDK_HINT}"
-        return ""
 
-    def launch_hint(self, e: OSError) -> str:
-        """A hint for a command that cannot be started."""
-        prog = self.command[0]
-        if prog.endswith(".py"):
-            return f" (run a Python file with an interpreter: pepper bot check -- {{python}} {shlex.join(self.command)})"
-        if isinstance(e, FileNotFoundError) and Path(prog).name.startswith("python"):
-            return f" (use {{python}}, the checker's own interpreter {sys.executable}, or .venv/bin/python)"
-        if isinstance(e, FileNotFoundError) and os.sep not in prog:
-            return f" (is {prog} installed and on PATH?)"
-        return ""
+def startup_hint(tail: list[str], exit_code: int | None) -> str:
+    """Why a bot may have died before connecting, from the end of its output and its exit code ("" if unclear)."""
+    for line in reversed(tail):
+        m = _MISSING_MODULE_RE.search(line)
+        if m:
+            try:
+                ours = importlib.util.find_spec(m[1].split(".")[0]) is not None
+            except (ImportError, ValueError):
+                ours = False
+            if ours:   # the checker's Python has it: the bot runs another one
+                return f" ({m[0]}): {_PYTHON_HINT}"
+            return (f" ({m[0]}): is it installed for the bot's Python, and is the bot started from its own folder? "
+                    f"(the project's Python: {{python}} or .venv/bin/python)")
+    if exit_code == 0:
+        return f": {_SDK_HINT}"
+    return ""
+
+
+def launch_hint(command: list[str], e: OSError) -> str:
+    """A hint for a command that cannot be started."""
+    prog = command[0]
+    if prog.endswith(".py"):
+        return f" (run a Python file with an interpreter: pepper bot check -- {{python}} {shlex.join(command)})"
+    if isinstance(e, FileNotFoundError) and Path(prog).name.startswith("python"):
+        return f" (use {{python}}, the checker's own interpreter {sys.executable}, or .venv/bin/python)"
+    if isinstance(e, FileNotFoundError) and os.sep not in prog:
+        return f" (is {prog} installed and on PATH?)"
+    return ""
