@@ -35,6 +35,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
@@ -64,11 +65,19 @@ class CheckOptions:
     out: TextIO | None = None   # default: stdout
 
 
+class Fatal(Enum):
+    """What makes the later checks pointless (unless --keep-going)."""
+
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    PROTOCOL = "protocol"
+
+
 class Checker:
     def __init__(self, command: list[str], opts: CheckOptions):
         self.command, self.o = command, opts
         self.out = opts.out or sys.stdout
-        self.fatal = ""                 # crash / timeout / protocol: later waves are skipped
+        self.fatal: Fatal | None = None   # later waves are skipped
         self.protocol_counts = Counter()
         self.tally = Tally()
         self.log_records: list[str] = []
@@ -120,12 +129,12 @@ class Checker:
                 running |= g.status == game_pb2.GAME_STATUS_RUNNING
                 bots = {s.seat for s in g.seats if s.bot_name == self.o.name}
                 if not self.o.keep_going and any(f.kind == game_pb2.FAULT_KIND_TIMEOUT and f.seat in bots for f in g.faults):
-                    self.fatal = self.fatal or "timeout"
+                    self.fatal = self.fatal or Fatal.TIMEOUT
                     stop.set()
             if not running:
                 return
             if self.bot.exited():   # the referee forfeits the lost connection's games: keep polling until they end
-                self.fatal = self.fatal or "crash"
+                self.fatal = self.fatal or Fatal.CRASH
             await asyncio.sleep(0.05)
 
     async def run_wave(self, checks: list[Check]) -> None:
@@ -144,8 +153,8 @@ class Checker:
             if c.status != Status.FAIL:
                 for p in c.played:
                     self.tally.add(p)
-            if judge(c, crash, stalled=self.fatal == "timeout"):
-                self.fatal = self.fatal or "crash"
+            if judge(c, crash, stalled=self.fatal == Fatal.TIMEOUT):
+                self.fatal = self.fatal or Fatal.CRASH
 
     # -- the checks that are not games -------------------------------------------
     async def check_connect(self) -> Check:
@@ -230,13 +239,13 @@ class Checker:
             self.show(done[0])
             connected = done[0].status == Status.PASS
             if not connected:
-                self.fatal = "crash" if self.bot.exited() else "protocol"
+                self.fatal = Fatal.CRASH if self.bot.exited() else Fatal.PROTOCOL
             checks = [c for c in build_checks() if not o.only or any(s.lower() in c.name.lower() for s in o.only)]
             for wave in sorted({c.wave for c in checks}):
                 batch = [c for c in checks if c.wave == wave]
                 if self.fatal and not o.keep_going:
                     for c in batch:
-                        c.done(Status.SKIP, f"not run after the earlier {self.fatal}")
+                        c.done(Status.SKIP, f"not run after the earlier {self.fatal.value}")
                 else:
                     await self.run_wave(batch)
                 for c in batch:
