@@ -1,4 +1,4 @@
-"""Pepper Arena: the `pepper` command line and the tournament runner (bots, runs, ratings, results)."""
+"""Pepper Arena: the tournament runner (bots, runs, ratings, results)."""
 
 import os as _os
 

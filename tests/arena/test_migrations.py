@@ -25,7 +25,7 @@ def old_db(tmp_path) -> Path:
 
 
 def _pepper(*args: str, db: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args, "--db", str(db)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "pepper_cli", *args, "--db", str(db)], capture_output=True, text=True,
                           timeout=120, cwd=db.parent)
 
 

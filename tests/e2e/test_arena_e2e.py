@@ -23,7 +23,7 @@ pytestmark = pytest.mark.xdist_group("arena")
 
 
 def pepper(*args: str, db: Path, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args, "--db", str(db)], cwd=db.parent, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "pepper_cli", *args, "--db", str(db)], cwd=db.parent, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=(os.environ | (env or {})))
 
 
@@ -178,7 +178,7 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     db = tmp_path / "arena.db"
     marker = f"PEPPER_TEST_MARKER=kill9-{os.getpid()}-{time.time()}"
     env = os.environ | {marker.split("=")[0]: marker.split("=")[1]}
-    args = [sys.executable, "-m", "arena.cli", "arena", "run", "--games", "40", "--concurrency", "4",
+    args = [sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "40", "--concurrency", "4",
             "--bots", "random,heuristic", "--seed", "11", "--quiet", "--db", str(db)]
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -255,7 +255,7 @@ def test_a_remote_bot_connects_by_itself(tmp_path):
     with socket.socket() as s:  # a free loopback port for the arena's referee
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "arena", "run", "--games", "4", "--bots", "far,heuristic",
+    arena = subprocess.Popen([sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "4", "--bots", "far,heuristic",
                               "--listen", f"127.0.0.1:{port}", "--db", str(db)], cwd=tmp_path, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     # Mirrored iowa teams: "far" takes two seats of every game, so it needs two connections.
@@ -328,7 +328,7 @@ def test_a_database_failure_mid_run_is_reported_and_the_run_resumes(tmp_path):
 
     db = tmp_path / "arena.db"
     assert pepper("bot", "list", db=db).returncode == 0  # the database exists, the sample bots registered
-    args = [sys.executable, "-m", "arena.cli", "arena", "run", "--games", "40", "--concurrency", "4",
+    args = [sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "40", "--concurrency", "4",
             "--bots", "random,heuristic", "--seed", "8", "--quiet", "--db", str(db)]
 
     def limit_file_size():  # the WAL grows about 30 KB a game: the limit is reached after a few

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PEPPER = [sys.executable, "-m", "arena.cli"]
+PEPPER = [sys.executable, "-m", "pepper_cli"]
 
 
 def _steps() -> tuple[str, list[str]]:

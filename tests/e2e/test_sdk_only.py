@@ -43,7 +43,7 @@ def test_the_sdk_alone_plays_the_readme_bot_to_the_end_of_a_game(tmp_path):
         assert r.returncode != 0 and "ModuleNotFoundError" in r.stderr, module
 
     (tmp_path / "mybot.py").write_text(_readme_bot())
-    ref = subprocess.Popen([sys.executable, "-m", "arena.cli", "referee", "serve", "--address", "127.0.0.1:0",
+    ref = subprocess.Popen([sys.executable, "-m", "pepper_cli", "referee", "serve", "--address", "127.0.0.1:0",
                             "--control-token", CONTROL, "--bot", "mybot=mybot-token"],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=open(tmp_path / "referee.log", "w"), text=True)
     bots: list[subprocess.Popen] = []

@@ -286,7 +286,7 @@ def test_passes_the_conformance_checker(node, tmp_path):
     """`pepper bot check -- node bot.js`: every ruleset, the edge cases, large batches, shutdown."""
     report = tmp_path / "check.json"
     slack = ("--deadline-ms", "10000", "--time-bank-ms", "30000")  # a busy test machine must not fail the bot
-    r = subprocess.run([sys.executable, "-m", "arena.cli", "bot", "check", "--report", str(report), *slack, "--",
+    r = subprocess.run([sys.executable, "-m", "pepper_cli", "bot", "check", "--report", str(report), *slack, "--",
                         node, str(BOT_DIR / "bot.js")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, f"the checker failed ({r.returncode}):\n{r.stdout[-5000:]}\n{r.stderr[-3000:]}"
     rep = json.loads(report.read_text())

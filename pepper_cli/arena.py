@@ -1,4 +1,4 @@
-"""``pepper bot ...`` (registration) and ``pepper arena ...`` (run, table, games, replay)."""
+"""``pepper arena ...``: run a tournament, and read its results (the ranked table, the games, one game's replay)."""
 
 from __future__ import annotations
 
@@ -10,117 +10,15 @@ from typing import Annotated, NoReturn
 
 import typer
 
-bot_app = typer.Typer(no_args_is_help=True, help="Register, list and remove bots (and run or check one).")
-arena_app = typer.Typer(no_args_is_help=True, help="Run tournaments and read the ranked results.")
+from .common import DbOption, echo_lines
+from .common import fail as _fail
+from .common import open_store as _store
 
-# `pepper bot run` and `pepper bot check` come from the SDK (they keep their own context settings).
-from .botcli import app as _sdk_app  # noqa: E402
-
-bot_app.registered_commands += _sdk_app.registered_commands
-
-DbOption = Annotated[Path, typer.Option("--db", help="The results database (SQLite).", envvar="PEPPER_ARENA_DB")]
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def _store(db: Path):
-    from .registry import ensure_sample_bots
-    from .store import Store, StoreError
-
-    try:
-        st = Store(db)
-        ensure_sample_bots(st, note=lambda m: typer.echo(m, err=True))
-        return st
-    except StoreError as e:
-        _fail(str(e))
-
-
-# ------------------------------------------------------------------ bots
-@bot_app.command("register")
-def bot_register(
-    name: Annotated[str, typer.Argument(help="A unique name for the bot.")],
-    command: Annotated[str | None, typer.Option(help="How the arena launches it, e.g. \"python mybot.py\".")] = None,
-    remote: Annotated[bool, typer.Option("--remote", help="The bot's owner runs it; it connects with the printed token.")] = False,
-    cwd: Annotated[Path | None, typer.Option(help="Working directory for --command.")] = None,
-    env: Annotated[list[str], typer.Option("--env", help="KEY=VALUE for the bot's environment (repeatable).")] = [],  # noqa: B006
-    processes: Annotated[int, typer.Option(min=1, max=64, help="Processes to launch; each serves many seats.")] = 1,
-    db: DbOption = Path("arena.db"),
-) -> None:
-    """Register a bot the arena launches (--command) or one that connects by itself (--remote)."""
-    import re
-
-    from .store import StoreError
-
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
-        _fail(f"bad bot name {name!r}: use letters, digits, '_', '.', '-' (at most 64, starting with a letter or digit)")
-    if bool(command) == remote:
-        _fail("give exactly one of --command \"...\" (the arena launches the bot) or --remote (you run it)")
-    envd = {}
-    for kv in env:
-        k, sep, v = kv.partition("=")
-        if not sep or not k:
-            _fail(f"--env wants KEY=VALUE, got {kv!r}")
-        envd[k] = v
-    if cwd is not None and not cwd.is_dir():
-        _fail(f"--cwd {cwd} is not a directory")
-    st = _store(db)
-    try:
-        b = st.add_bot(name, "remote" if remote else "command", command=command,
-                       cwd=str(cwd.resolve()) if cwd else str(Path.cwd()), env=envd, processes=processes)
-    except StoreError as e:
-        _fail(str(e))
-    if remote:
-        typer.echo(f"registered remote bot {b.name}; its token (keep it secret):\n{b.token}")
-        typer.echo("run it with PEPPER_REFEREE=HOST:PORT PEPPER_TOKEN=<token> PEPPER_BOT_NAME="
-                   f"{b.name} once `pepper arena run` is up (`pepper bot token {b.name}` prints the token again)")
-    else:
-        typer.echo(f"registered {b.name}: {b.command} (in {b.cwd})")
-
-
-@bot_app.command("list")
-def bot_list(db: DbOption = Path("arena.db"), json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """The registered bots."""
-    st = _store(db)
-    bots = st.bots()
-    if json_out:
-        typer.echo(json.dumps([{"name": b.name, "kind": b.kind, "command": b.command, "cwd": b.cwd,
-                                "processes": b.processes, "sample": b.sample} for b in bots]))
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    t = Table(title=f"Bots in {db}")
-    for col in ("name", "kind", "command", "processes", "sample"):
-        t.add_column(col)
-    for b in bots:
-        t.add_row(b.name, b.kind, b.command or "(connects itself)", str(b.processes), "yes" if b.sample else "")
-    Console().print(t)
-
-
-@bot_app.command("token")
-def bot_token(name: Annotated[str, typer.Argument(help="A registered bot.")], db: DbOption = Path("arena.db")) -> None:
-    """Print a bot's token (what a remote bot presents as PEPPER_TOKEN); keep it secret."""
-    st = _store(db)
-    b = st.bot(name)
-    if b is None:
-        _fail(f"no bot named {name!r} in {db} (see `pepper bot list`)")
-    typer.echo(b.token)
-
-
-@bot_app.command("remove")
-def bot_remove(name: str, db: DbOption = Path("arena.db")) -> None:
-    """Unregister a bot (its games and ratings stay in the database)."""
-    st = _store(db)
-    if not st.remove_bot(name):
-        _fail(f"no bot named {name!r} (see `pepper bot list`)")
-    typer.echo(f"removed {name}")
+app = typer.Typer(no_args_is_help=True, help="Run tournaments and read the ranked results.")
 
 
 # ------------------------------------------------------------------ arena
-@arena_app.command("run")
+@app.command("run")
 def arena_run(
     ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
@@ -146,10 +44,9 @@ def arena_run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
+    from arena.store import StoreError
+    from arena.tournament import Arena, ArenaError, RunConfig, UsageError, run
     from referee.rules import RulesetError
-
-    from .store import StoreError
-    from .tournament import Arena, ArenaError, RunConfig, UsageError, run
 
     if lineup not in ("mirrored", "mixed"):
         _fail(f"--lineup {lineup!r}: expected mirrored or mixed")
@@ -203,7 +100,7 @@ def arena_run(
     where = (f"; {_id_range(st, run_id)}: replay one with `pepper arena replay {lo}{_db_flag(db)}`, "
              f"list them with `pepper arena games{_db_flag(db)}`") if n else ""
     typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults){where}")
-    from .ratings import pool_name
+    from arena.ratings import pool_name
 
     _print_table(st, pool_name(rs.name, cfg.resolved_players()))
 
@@ -264,7 +161,7 @@ def _print_table(st, pool: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from .stats import COLUMNS, table
+    from arena.stats import COLUMNS, table
 
     rows = table(st, pool)
     t = Table(title=f"{pool}: ranked by mu - 3*sigma")
@@ -281,7 +178,7 @@ def _print_table(st, pool: str) -> None:
     Console(width=160).print(t)
 
 
-@arena_app.command("table")
+@app.command("table")
 def arena_table(
     ruleset: Annotated[str | None, typer.Option("--ruleset", "-r")] = None,
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
@@ -290,7 +187,7 @@ def arena_table(
     db: DbOption = Path("arena.db"),
 ) -> None:
     """The ranked table of every pool (or one), at any time, even while a run is going."""
-    from .stats import table
+    from arena.stats import table
 
     if json_out and csv_out:
         _fail("give one of --json or --csv, not both")
@@ -321,7 +218,7 @@ def arena_table(
             _print_table(st, p)
 
 
-@arena_app.command("games")
+@app.command("games")
 def arena_games(
     ruleset: Annotated[str | None, typer.Option("--ruleset", "-r", help="Only this ruleset's games.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-p", help="Only games of this many players.")] = None,
@@ -368,14 +265,12 @@ def arena_games(
     con.print(t)
 
 
-@arena_app.command("replay")
+@app.command("replay")
 def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
                  hands: Annotated[bool, typer.Option("--hands", help="Also print every hand as dealt.")] = False) -> None:
     """Print a stored game deal by deal (replayed from its record, and checked)."""
     from referee.rules import Game, RulesError
-
-    from .cli import _outcome_line, _print_game, _scores, _side
-    from .store import SeatStatus
+    from referee.rules.text import ended_early_line, game_lines, result_line
 
     st = _open_existing(db)
     g = st.game(game_id)
@@ -390,19 +285,10 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
         game = Game.from_record(record)
     except RulesError as e:
         _fail(f"stored record of game {game_id} does not replay: {e}", 1)
-    _print_game(game, hands)
+    echo_lines(game_lines(game, hands))
     if game.outcome:
-        typer.echo(f"Result: {_outcome_line(game)}")
+        typer.echo(result_line(game))
         return
     # Ended early (a forfeit, or aborted by the referee): say how, from what the arena stored.
-    t = game.table
-    who = []
-    for seat in g.seats:
-        if seat.status in (SeatStatus.FORFEITED, SeatStatus.DISCONNECTED):
-            kinds = ", ".join(f"{k} {n}" for k, n in seat.faults._asdict().items() if n)
-            who.append(f"seat {seat.seat} ({seat.bot}) {seat.status}" + (f", faults: {kinds}" if kinds else ""))
-    winners = sorted({t.team_of[s] for s in g.winners})
-    won = (" and ".join(_side(t, w) for w in winners) + (" win" if len(winners) > 1 else " wins")) if winners else "no winner"
-    team_scores = [g.scores[t.team_seats(i)[0]] for i in range(t.teams)]
-    typer.echo(f"Ended: {g.status} during deal {game.deal_number}" + (f": {'; '.join(who)}" if who else "")
-               + f". {won[0].upper()}{won[1:]}; scores when it ended: {_scores(t, team_scores)}")
+    typer.echo(ended_early_line(game, g.status, [s.status for s in g.seats], g.bots,
+                                [s.faults._asdict() for s in g.seats], g.winners, g.scores))

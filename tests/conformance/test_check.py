@@ -6,9 +6,13 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
-from sdk_harness import BOTS_DIR, ROOT
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS_DIR = ROOT / "tests" / "sdk" / "bots"               # raw_bot.py: a bot without the SDK, broken on demand
+MARKING_BOT = Path(__file__).resolve().parent / "bots" / "marking_bot.py"
 
 PHASES = {"bid", "name-trump", "give-card", "discard", "cede", "play"}
 
@@ -19,7 +23,7 @@ SLACK = ("--deadline-ms", "10000", "--time-bank-ms", "30000")
 
 def run_check(tmp_path, *bot_cmd: str, extra: tuple[str, ...] = SLACK, timeout: float = 240) -> tuple[int, str, dict]:
     report = tmp_path / "report.json"
-    cmd = [sys.executable, "-m", "arena.cli", "bot", "check", "--report", str(report), *extra, "--", *bot_cmd]
+    cmd = [sys.executable, "-m", "pepper_cli", "bot", "check", "--report", str(report), *extra, "--", *bot_cmd]
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     data = json.loads(report.read_text()) if report.exists() else {}
     return p.returncode, p.stdout + p.stderr, data
@@ -117,12 +121,13 @@ def test_the_guides_first_bot_passes_the_checker(tmp_path):
     assert "## Node.js" in doc and "sample_bots/node/" in doc.split("## Node.js", 1)[1]
 
 
-@pytest.mark.parametrize("body,said", [
-    ("raise KeyError('no such card')", "decide() raised KeyError('no such card')"),
-    ("return 'play 7X'", "decide() returned 'play 7X', which is not one of the legal actions"),
+@pytest.mark.parametrize("body,kind,said", [
+    ("raise KeyError('no such card')", "raised", "decide() raised KeyError('no such card')"),
+    ("return 'play 7X'", "illegal", "decide() returned 'play 7X'"),
 ])
-def test_check_fails_an_sdk_bot_whose_decide_always_fails(tmp_path, body, said):
-    """The SDK answers the first legal action for a broken decide(): the games pass, the policy check does not."""
+def test_check_fails_an_sdk_bot_whose_decide_always_fails(tmp_path, body, kind, said):
+    """The SDK answers the first legal action for a broken decide(), marked as a fallback: the games pass, the
+    policy check does not, and names what went wrong as the referee was told."""
     code, out, rep = run_check(tmp_path, sys.executable, write_bot(tmp_path, body), extra=QUICK, timeout=90)
     assert code == 1, out
     checks = checks_by_name(rep)
@@ -130,12 +135,24 @@ def test_check_fails_an_sdk_bot_whose_decide_always_fails(tmp_path, body, said):
     failed = [c for c in rep["checks"] if c["status"] == "fail"]
     assert [c["name"] for c in failed] == ["policy: decide() chose every answer"], out
     reason = failed[0]["reason"]
-    n = int(reason.split("decide() failed ")[1].split()[0])
+    n = int(reason.split("the strategy failed ")[1].split()[0])
     decisions = sum(rep["coverage"].values())
-    assert n == decisions > 0, (reason, rep["coverage"])
-    assert "the SDK played the first legal action instead" in reason and f"see {rep['bot_log']}" in reason
+    assert n == rep["fallbacks"] == decisions > 0, (reason, rep["coverage"])
+    assert "its SDK played a fallback instead" in reason and f"{kind}: {said}" in reason, reason
+    assert 0 < len(rep["fallback_details"]) <= n and all(d.endswith(f"{kind}: {said}") for d in rep["fallback_details"])
     assert f"FAIL  {failed[0]['name']}" in out and f"the bot's output: {rep['bot_log']}" in out
-    assert "[policy error 1, fallbacks 1]" in out and said in out
+    assert f"its fallbacks, as the referee counted them ({n} in all):" in out and f"{kind}: {said}" in out
+
+
+def test_the_policy_check_reads_the_fallbacks_from_the_referee_whatever_the_bots_language(tmp_path):
+    """A bot without the SDK that marks some answers as fallbacks, and logs nothing, fails the policy check."""
+    code, out, rep = run_check(tmp_path, sys.executable, str(MARKING_BOT), extra=QUICK, timeout=90)
+    assert code == 1, out
+    failed = [c for c in rep["checks"] if c["status"] == "fail"]
+    assert [c["name"] for c in failed] == ["policy: decide() chose every answer"], out
+    assert rep["fallbacks"] == sum(rep["coverage"].values()) // 7, rep
+    assert "raised: strategy.js threw TypeError: hand is undefined" in failed[0]["reason"], failed[0]["reason"]
+    assert "raised: strategy.js threw TypeError: hand is undefined" in out
 
 
 def test_check_expands_python_in_the_command(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from referee.rules import BUILTIN_RULESETS, Game
 
 _SCRIPT = Path(sys.executable).with_name("pepper")
-PEPPER = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "arena.cli"]
+PEPPER = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "pepper_cli"]
 ENV = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
 CASES = [(name, n) for name, rs in BUILTIN_RULESETS.items() for n in rs.player_counts]
 JSON_KEYS = {"games": int, "deals": int, "actions": int, "seconds": float, "deals_per_second": float}
@@ -54,7 +54,7 @@ def test_help_lists_every_command():
 
 
 def test_module_entry_point_runs():
-    r = pepper("rules", "list", cmd=[sys.executable, "-m", "arena.cli"])
+    r = pepper("rules", "list", cmd=[sys.executable, "-m", "pepper_cli"])
     assert r.returncode == 0 and "five-handed" in r.stdout
 
 

@@ -1,0 +1,36 @@
+"""The ``pepper`` command: the one place that puts every layer's commands together.
+
+    pepper rules list|show                the rulesets                      (rules.py)
+    pepper simulate|play|replay           the rules engine on its own       (play.py)
+    pepper referee serve|...              the referee service               (referee.service.cli)
+    pepper bot register|list|token|remove|run|check                         (bot.py)
+    pepper arena run|table|games|replay   tournaments and results           (arena.py)
+
+Heavy modules are imported inside the commands so ``pepper --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from referee.service.cli import app as referee_app
+
+from . import arena, bot, play, rules
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Pepper Arena: rules engine tools, random-play simulation and game replay.",
+)
+app.add_typer(rules.app, name="rules")
+for command in (play.simulate, play.play, play.replay):
+    app.command()(command)
+app.add_typer(referee_app, name="referee")
+app.add_typer(bot.app, name="bot")
+app.add_typer(arena.app, name="arena")
+
+
+def main() -> None:
+    """Console-script entry point (``pepper``)."""
+    app()

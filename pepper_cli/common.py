@@ -1,0 +1,64 @@
+"""What the command modules share: exit codes, the one-line error exit, rulesets and the results database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from arena.store import Store
+    from referee.rules import Game, Ruleset
+
+EXIT_FAILED = 1   # a replay that does not check out, a failed check, a run that stopped (resumable)
+EXIT_USAGE = 2    # bad input: unknown ruleset, bad ruleset file, bad player count, unreadable record
+
+DbOption = Annotated[Path, typer.Option("--db", help="The results database (SQLite).", envvar="PEPPER_ARENA_DB")]
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """One line on stderr, then exit (no traceback)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def echo_lines(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(line)
+
+
+def load_ruleset(name: str, rules_file: Path | None = None) -> Ruleset:
+    """A built-in ruleset by name, or a ruleset file (``rules_file`` wins; ``name`` may be a path)."""
+    from referee.rules import BUILTIN_RULESETS, RulesetError, get_ruleset, load_ruleset_file
+
+    try:
+        if rules_file is not None:
+            return load_ruleset_file(rules_file)
+        if name not in BUILTIN_RULESETS and Path(name).is_file():
+            return load_ruleset_file(name)
+        return get_ruleset(name)
+    except RulesetError as e:
+        fail(str(e))
+
+
+def new_game(rs: Ruleset, players: int | None, seed: int) -> Game:
+    from referee.rules import Game, RulesetError
+
+    try:
+        return Game(rs, players, seed=seed)
+    except RulesetError as e:  # a player count the ruleset does not allow
+        fail(str(e))
+
+
+def open_store(db: Path) -> Store:
+    """The results database, with the sample bots registered (created if it does not exist yet)."""
+    from arena.registry import ensure_sample_bots
+    from arena.store import Store, StoreError
+
+    try:
+        st = Store(db)
+        ensure_sample_bots(st, note=lambda m: typer.echo(m, err=True))
+        return st
+    except StoreError as e:
+        fail(str(e))
