@@ -7,13 +7,14 @@ STAMP := $(VENV)/.installed
 BUF := tools/node_modules/.bin/buf
 
 .DEFAULT_GOAL := help
-.PHONY: help install test lint bench arena clean proto checkgenerate bench-referee node-bot
+.PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot
 
 help: ## list the targets
 	@echo "Pepper Arena"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 RUNTIME := $(VENV)/.runtime
+PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor
 NODE_BOT := sample_bots/node
 NODE_STAMP := $(NODE_BOT)/node_modules/.package-lock.json
 
@@ -52,11 +53,22 @@ install: $(STAMP) node-bot ## create .venv and install the project with its test
 test: install checkgenerate ## run the whole test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
+# The pure layers, no server or bot process: the rules (one random game per configuration for the property
+# tests), the wire, enforcement, the SDK's conversions, the store and its migrations, results, the checker's units.
+FAST_TESTS := tests/rules tests/wire tests/service/test_enforcement.py tests/sdk/test_sdk_unit.py tests/arena \
+	tests/conformance/test_conformance_unit.py
+
+test-fast: install ## the pure layers only, in under a minute
+	PEPPER_TEST_FAST=1 $(BIN)/python -m pytest -q -n 2 $(FAST_TESTS)
+
 # The published pepper.v1 protocol (1.0) that every later proto/ must stay wire-compatible with.
 PROTO_BASELINE ?= 7ca4fe1
 
-lint: install $(BUF) ## static checks (ruff, buf lint, buf breaking against the published protocol)
-	$(BIN)/ruff check referee arena sample_bots sdk/python tests bench tools
+lint: install $(BUF) ## static checks (ruff, the layers, the dependencies, buf lint, buf breaking against the published protocol)
+	$(BIN)/ruff check $(PY_PACKAGES) sdk/python tests bench tools
+	$(BIN)/lint-imports --no-logo --no-cache
+	$(BIN)/deptry .
+	cd sdk/python && ../../$(BIN)/deptry .
 	cd proto && ../$(BUF) lint
 	@if git cat-file -e $(PROTO_BASELINE)^{commit} 2>/dev/null; then \
 		echo "buf breaking against $(PROTO_BASELINE)"; \

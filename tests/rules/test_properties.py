@@ -23,6 +23,7 @@ from the engine) shadows the game and checks, at every action:
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from collections import Counter
@@ -771,12 +772,14 @@ def check_replay(g: Game, snapshot):
 
 
 # No shrinking: a failure already names its seeds, and shrinking whole games is slow.
+# `make test-fast` (PEPPER_TEST_FAST=1) plays one game per configuration and policy instead of 4 and 6.
+_FAST = os.environ.get("PEPPER_TEST_FAST") == "1"
 _SETTINGS = dict(deadline=None, derandomize=True, phases=[HPhase.explicit, HPhase.generate],
                  suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("name,players", CONFIGS)
-@settings(max_examples=4, **_SETTINGS)
+@settings(max_examples=1 if _FAST else 4, **_SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), choice_seed=st.integers(0, 2**32 - 1))
 def test_uniform_random_games_follow_the_spec(name, players, seed, choice_seed):
     """Uniformly random legal actions (high bids dominate; most games run to the deal cap)."""
@@ -787,7 +790,7 @@ def test_uniform_random_games_follow_the_spec(name, players, seed, choice_seed):
 
 
 @pytest.mark.parametrize("name,players", CONFIGS)
-@settings(max_examples=6, **_SETTINGS)
+@settings(max_examples=1 if _FAST else 6, **_SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), choice_seed=st.integers(0, 2**32 - 1))
 def test_cautious_random_games_follow_the_spec(name, players, seed, choice_seed):
     """Random play that passes often and bids low, so that games also end at the target score."""
