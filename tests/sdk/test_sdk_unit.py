@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from pepper_bot import Bot, PolicyBot, as_bot, event_to_dict, match_action, request_view, view_to_dict
@@ -206,7 +207,8 @@ def test_runner_shares_the_batch_deadline_between_its_requests():
 def test_policy_errors_carry_the_stable_marker_and_fallback_answers_say_so(caplog):
     """Every policy-error line starts with [policy error N, fallbacks F]; every fallback answer is marked as one,
     with what went wrong (the referee counts them for `pepper bot check`)."""
-    from pepper_bot.runner import POLICY_ERROR_RE, SUMMARY_RE
+    POLICY_ERROR_RE = re.compile(r"\[policy error (\d+), fallbacks (\d+)\]")
+    SUMMARY_RE = re.compile(r"(\d+) fallbacks, (\d+) policy errors")
 
     class Broken(Bot):
         def decide(self, view):

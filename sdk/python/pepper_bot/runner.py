@@ -30,9 +30,8 @@ kind, and fallbacks), e.g.::
 
 The first 10 are logged with their traceback, then one in 100. The summary
 logged at exit ends with ``F fallbacks, N policy errors`` (at WARNING when
-there were any). ``pepper bot check`` reads these lines in the bot's output
-(see :data:`POLICY_ERROR_RE` and :data:`SUMMARY_RE`) and fails its ``policy``
-check when there are any.
+there were any). The log is for the bot's author; ``pepper bot check`` and the
+arena learn of fallbacks from the referee, which counts the marked answers.
 """
 
 from __future__ import annotations
@@ -42,7 +41,6 @@ import logging
 import os
 import queue
 import random
-import re
 import signal
 import sys
 import threading
@@ -57,8 +55,7 @@ from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 from .bot import Bot, as_bot
 from .convert import event_to_dict, game_end_to_dict, game_start_to_dict, notice_code, request_view
 
-__all__ = ["run_bot", "main", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED", "POLICY_ERROR_RE",
-           "SUMMARY_RE"]
+__all__ = ["run_bot", "main", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED"]
 
 log = logging.getLogger("pepper.bot")
 
@@ -73,8 +70,6 @@ _MAX_TRACEBACKS = 10
 
 # The stable markers of the bot's log (see the module docstring): a policy error line, and the summary.
 POLICY_ERROR_MARK = "[policy error {n}, fallbacks {f}]"
-POLICY_ERROR_RE = re.compile(r"\[policy error (\d+), fallbacks (\d+)\]")
-SUMMARY_RE = re.compile(r"(\d+) fallbacks, (\d+) policy errors")
 
 
 class _Stop(BaseException):
