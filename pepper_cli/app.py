@@ -21,7 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    help="Pepper Arena: rules engine tools, random-play simulation and game replay.",
+    help="Pepper Arena: the rules, the referee, bots and their conformance checks, tournaments and results.",
 )
 app.add_typer(rules.app, name="rules")
 for command in (play.simulate, play.play, play.replay):
