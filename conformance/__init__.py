@@ -7,7 +7,7 @@ Modules: :mod:`~conformance.checks` (the checks that play games, one function
 each), :mod:`~conformance.house` (the scripted bot that plays the other seats),
 :mod:`~conformance.verify` (replaying what the bot was sent and answered, and
 the verdicts), :mod:`~conformance.report`, :mod:`~conformance.launch` (the bot's
-process), :mod:`~conformance.private_referee` and :mod:`~conformance.checker`
+process, on :mod:`supervisor`), :mod:`~conformance.private_referee` and :mod:`~conformance.checker`
 (the run).
 """
 

@@ -39,6 +39,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
+from supervisor import StartError
+
 from .checks import build_checks
 from .house import HOUSE_NAME, HouseBot
 from .launch import BotProcess, launch_hint, startup_hint
@@ -164,7 +166,7 @@ class Checker:
             if await self.referee.connections(self.o.name):
                 return c.done(Status.PASS, f"connected after {time.monotonic() - t0:.1f} s")
             if self.bot.exited():
-                await self.bot.drain()
+                self.bot.drain()
                 hint = startup_hint(self.bot.tail(40), self.bot.exit_code)
                 return c.done(Status.FAIL, f"{self.bot.crash_reason()} before connecting{hint}")
             await asyncio.sleep(0.05)
@@ -185,7 +187,7 @@ class Checker:
             return c.done(Status.FAIL, self.bot.crash_reason() + " before the end of the checks")
         t0 = time.monotonic()
         if await self.bot.terminate(10):
-            return c.done(Status.PASS, f"exited {time.monotonic() - t0:.1f} s after SIGTERM (code {self.bot.proc.returncode})")
+            return c.done(Status.PASS, f"exited {time.monotonic() - t0:.1f} s after SIGTERM (code {self.bot.exit_code})")
         return c.done(Status.FAIL, "the bot was still running 10 s after SIGTERM")
 
     def check_policy(self) -> Check:
@@ -231,8 +233,8 @@ class Checker:
             try:
                 await self.bot.start({"PEPPER_REFEREE": self.referee.address, "PEPPER_TOKEN": bot_token,
                                       "PEPPER_BOT_NAME": o.name})
-            except OSError as e:
-                self.say(f"error: cannot start {shlex.join(self.command)}: {e}{launch_hint(self.command, e)}")
+            except StartError as e:
+                self.say(f"error: cannot start {shlex.join(self.command)}: {e.reason}{launch_hint(self.command, e.error)}")
                 return 2
             t0 = time.monotonic()
             done = [await self.check_connect()]
@@ -256,7 +258,7 @@ class Checker:
                     c.done(Status.SKIP, "the bot never connected")
                 self.show(c)
                 done.append(c)
-            await self.bot.drain()
+            self.bot.drain()
             warnings = []
             if self.house.error or any("internal error" in r for r in self.log_records):
                 warnings = self.log_records[:3] + [self.house.error or ""]

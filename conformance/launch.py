@@ -1,8 +1,9 @@
-"""Launching the bot under test: its own process group, its output in a log file (and on screen with ``-v``).
+"""Launching the bot under test through the process supervisor: its own session, its output in a log file
+(and on screen with ``-v``), gone when the checker is.
 
-:class:`BotProcess` is the one place the checker starts, watches and stops a
-process, so that a shared process supervisor can take its place; the hints
-read only the command, the exit code and the output.
+:class:`BotProcess` is the one place the checker starts, watches and stops a process; it runs it on a
+:class:`supervisor.Runtime` (local processes unless another runtime is given). The hints read only the
+command, the exit code and the output.
 """
 
 from __future__ import annotations
@@ -12,65 +13,80 @@ import importlib.util
 import os
 import re
 import shlex
-import signal
 import sys
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from supervisor import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime
 
 _MISSING_MODULE_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'")
 _SDK_HINT = "does the script start the SDK (`main(MyBot())` under `if __name__ == '__main__':`)?"
 _PYTHON_HINT = (f"is this the project's Python? use {{python}} or .venv/bin/python (the checker runs {sys.executable}), "
                 "or install the SDK in yours: pip install ./sdk/python")
+_POLL_S = 0.02      # how often a wait looks at the process: the handle never blocks the event loop
+_ECHO_S = 0.05      # how often ``-v`` shows the new lines of the log
 
 
 class BotProcess:
-    """The bot's process. ``echo`` (``-v``) also gets each line of its output."""
+    """The bot's process. ``echo`` (``-v``) also gets each line of its output, read from its log."""
 
-    def __init__(self, command: list[str], log: Path, echo: Callable[[str], None] | None = None):
+    def __init__(self, command: list[str], log: Path, echo: Callable[[str], None] | None = None,
+                 runtime: Runtime | None = None):
         self.command, self.log, self.echo = command, log, echo
-        self.proc: asyncio.subprocess.Process | None = None
+        self.runtime = runtime or LocalRuntime()
+        self.handle: Handle | None = None
         self.exit_code: int | None = None
-        self._logf = None
-        self._tee: asyncio.Task | None = None
+        self._follower: LogFollower | None = None
+        self._echoing: asyncio.Task | None = None
 
     async def start(self, env: Mapping[str, str]) -> None:
-        """Start the command (OSError: it cannot be started)."""
-        env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-        self._logf = open(self.log, "wb")
-        out = asyncio.subprocess.PIPE if self.echo else self._logf
-        err = asyncio.subprocess.STDOUT if self.echo else self._logf
-        self.proc = await asyncio.create_subprocess_exec(*self.command, env=env, stdin=asyncio.subprocess.DEVNULL,
-                                                         stdout=out, stderr=err, start_new_session=True)
-        if self.echo:   # the log still gets every line (the hints read it)
-            self._tee = asyncio.create_task(self._copy(self.proc.stdout))
+        """Start the command on the event loop's thread, so that the bot dies with it (supervisor.StartError: it
+        cannot be started)."""
+        spec = ProcessSpec("the bot", tuple(self.command), self.log,
+                           env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
+        if self.echo:
+            self._follower = LogFollower(self.log)
+        self.handle = self.runtime.start(spec)
+        if self.echo:
+            self._echoing = asyncio.create_task(self._echo_lines())
 
-    async def _copy(self, stream: asyncio.StreamReader) -> None:
-        while line := await stream.readline():
-            self._logf.write(line)
-            self._logf.flush()
-            self.echo(line.decode(errors="replace").rstrip("\n"))
+    async def _echo_lines(self) -> None:
+        while not self.exited():
+            self._show(last=False)
+            await asyncio.sleep(_ECHO_S)
+        self._show(last=True)
 
-    async def drain(self, timeout: float = 2.0) -> None:
-        """With ``echo``: wait until the output of an exited bot is all in the log (the pipe closes when it exits)."""
-        if self._tee is not None and self.exited():
-            try:
-                await asyncio.wait_for(asyncio.shield(self._tee), timeout)
-            except TimeoutError:
-                pass
+    def _show(self, last: bool) -> None:
+        for line in self._follower.lines(last):
+            self.echo(line)
+
+    def drain(self) -> None:
+        """With ``echo``: show the rest of an exited bot's output (its log already has all of it)."""
+        if self._follower is not None and self.exited():
+            if self._echoing is not None:
+                self._echoing.cancel()
+            self._show(last=True)
 
     def exited(self) -> bool:
-        if self.proc is None or self.proc.returncode is None:
+        if self.handle is None or (code := self.handle.poll()) is None:
             return False
-        self.exit_code = self.proc.returncode
+        self.exit_code = code
+        return True
+
+    async def _wait(self, timeout: float) -> bool:
+        """Up to ``timeout`` seconds for the bot to exit, polling; True when it has."""
+        deadline = time.monotonic() + timeout
+        while not self.exited():
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(_POLL_S)
         return True
 
     async def reap(self, timeout: float) -> None:
         """Give a dying bot ``timeout`` seconds to be reaped, so its exit code is known."""
-        if self.proc is not None and self.proc.returncode is None:
-            try:
-                await asyncio.wait_for(self.proc.wait(), timeout)
-            except TimeoutError:
-                pass
+        if self.handle is not None:
+            await self._wait(timeout)
 
     def crash_reason(self) -> str:
         rc = self.exit_code
@@ -78,34 +94,19 @@ class BotProcess:
         return f"crash: the bot {how}"
 
     async def terminate(self, timeout: float) -> bool:
-        """SIGTERM to the bot's process group; True when it exits within ``timeout`` seconds."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            await asyncio.wait_for(self.proc.wait(), timeout)
-            return True
-        except TimeoutError:
-            return False
+        """SIGTERM to the bot (and what it started); True when it exits within ``timeout`` seconds."""
+        self.handle.terminate()
+        return await self._wait(timeout)
 
     async def stop(self) -> None:
         """SIGTERM, then SIGKILL: the bot and anything it started are gone."""
-        if self.proc is not None and self.proc.returncode is None:
-            for sig in (signal.SIGTERM, signal.SIGKILL):
-                try:
-                    os.killpg(self.proc.pid, sig)
-                except ProcessLookupError:
-                    break
-                try:
-                    await asyncio.wait_for(self.proc.wait(), 5)
-                    break
-                except TimeoutError:
-                    continue
-        if self._tee is not None:
-            self._tee.cancel()
-        if self._logf is not None:
-            self._logf.close()
+        if self.handle is not None and not self.exited():
+            self.handle.terminate()
+            if not await self._wait(5):
+                self.handle.kill()
+                await self._wait(5)
+        if self._echoing is not None:
+            self._echoing.cancel()
 
     def tail(self, n: int = 15) -> list[str]:
         try:
@@ -132,8 +133,8 @@ def startup_hint(tail: list[str], exit_code: int | None) -> str:
     return ""
 
 
-def launch_hint(command: list[str], e: OSError) -> str:
-    """A hint for a command that cannot be started."""
+def launch_hint(command: list[str], e: Exception | None) -> str:
+    """A hint for a command that cannot be started (``e``: why, as the runtime said it: an OSError for a local process)."""
     prog = command[0]
     if prog.endswith(".py"):
         return f" (run a Python file with an interpreter: pepper bot check -- {{python}} {shlex.join(command)})"

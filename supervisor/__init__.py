@@ -2,10 +2,11 @@
 per-slot backoff, and never leave one behind when the parent dies.
 
 :class:`LocalRuntime` runs local subprocesses; a container runtime (Docker) is added beside it by
-implementing :class:`Runtime` and :class:`Handle`. Used by the arena (the referee and the bots).
+implementing :class:`Runtime` and :class:`Handle`. Used by the arena (the referee and the bots) and by the
+conformance checker (the bot under test).
 """
 
 from .restart import Supervisor
-from .runtime import Handle, LocalRuntime, ProcessSpec, Runtime, StartError
+from .runtime import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime, StartError
 
-__all__ = ["Handle", "LocalRuntime", "ProcessSpec", "Runtime", "StartError", "Supervisor"]
+__all__ = ["Handle", "LocalRuntime", "LogFollower", "ProcessSpec", "Runtime", "StartError", "Supervisor"]

@@ -6,22 +6,27 @@ output goes) so that another runtime (a container per bot) can run the same spec
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shlex
 import signal
 import subprocess
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Protocol
 
 
 class StartError(Exception):
-    """A process could not be started; the message names it, its command and why (``reason``)."""
+    """A process could not be started; the message names it, its command and why (``reason``).
 
-    def __init__(self, name: str, command: str, reason: str):
+    ``error`` is the runtime's own exception (a local process: the OSError of its exec), for hints on how to fix it.
+    """
+
+    def __init__(self, name: str, command: str, reason: str, error: Exception | None = None):
         super().__init__(f"cannot start {name} with command {command!r}: {reason}")
-        self.reason = reason
+        self.reason, self.error = reason, error
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ class ProcessSpec:
         try:
             argv = tuple(shlex.split(command))
         except ValueError as e:
-            raise StartError(name, command, str(e)) from None
+            raise StartError(name, command, str(e), e) from None
         if not argv:
             raise StartError(name, command, "the command is empty")
         return cls(name, argv, log, **kw)
@@ -75,15 +80,26 @@ class Runtime(Protocol):
         """Start ``spec``'s process; StartError when it cannot be."""
 
 
+def _load_prctl() -> Callable[..., int] | None:
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+# Loaded here, in the parent: the child of a threaded parent (gRPC's threads) should do little between fork and exec.
+_PRCTL = _load_prctl()
+
+
 def die_with_parent() -> None:
     """In the child, before exec: ask Linux to SIGTERM it when its parent dies (even by kill -9), so a
-    killed arena leaves no referee or bot behind. A no-op where prctl is missing."""
-    try:
-        import ctypes
+    killed arena or checker leaves no referee or bot behind. A no-op where prctl is missing.
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    Linux counts the *thread* that started the child as its parent: start processes from a thread that
+    lives as long as they do (the main thread, an event loop's), never from a short-lived worker thread.
+    """
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def tail(path: Path, lines: int = 5) -> str:
@@ -92,6 +108,34 @@ def tail(path: Path, lines: int = 5) -> str:
             return "\n".join(line.rstrip("\n") for line in deque(f, lines))
     except OSError:
         return ""
+
+
+class LogFollower:
+    """The lines written to a log since the last look, read without blocking (``tail -f`` by polling): shows a
+    process's output as it runs while the log stays its one record, whatever runtime writes it."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            self._pos = path.stat().st_size   # only what is written from now on
+        except OSError:
+            self._pos = 0
+        self._partial = b""                   # a line still being written
+
+    def lines(self, last: bool = False) -> list[str]:
+        """The complete lines written since the last call; with ``last`` (the writer is gone) an unfinished one too."""
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self._pos)
+                data = f.read()
+        except OSError:
+            data = b""
+        self._pos += len(data)
+        *done, self._partial = (self._partial + data).split(b"\n")
+        if last and self._partial:
+            done.append(self._partial)
+            self._partial = b""
+        return [line.decode(errors="replace").rstrip("\r") for line in done]
 
 
 class LocalHandle:
@@ -146,5 +190,5 @@ class LocalRuntime:
                                     start_new_session=True, preexec_fn=die_with_parent)
         except (OSError, ValueError) as e:
             log.close()
-            raise StartError(spec.name, shlex.join(spec.argv), str(e)) from None
+            raise StartError(spec.name, shlex.join(spec.argv), str(e), e) from None
         return LocalHandle(spec, proc, log)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -100,6 +103,49 @@ def test_check_reports_a_bot_that_never_connects(tmp_path):
     code, out, rep = run_check(tmp_path, sys.executable, "-c", "import time; time.sleep(60)", extra=("--connect-timeout", "2", *SLACK))
     assert code == 1
     assert rep["checks"][0]["name"] == "connect" and rep["checks"][0]["reason"].startswith("protocol error: no valid connection")
+
+
+def test_verbose_shows_the_bots_output_which_its_log_keeps(tmp_path):
+    bot = "import sys; print('hello from the bot'); print('oops on stderr', file=sys.stderr); sys.stdout.write('no newline')"
+    code, out, rep = run_check(tmp_path, sys.executable, "-c", bot, extra=("-v", *QUICK), timeout=60)
+    assert code == 1 and rep["checks"][0]["reason"].startswith("crash: the bot exited with code 0 before connecting"), out
+    said = ["hello from the bot", "oops on stderr", "no newline"]
+    assert all(line in out.splitlines() for line in said), out
+    assert Path(rep["bot_log"]).read_text().splitlines() == ["hello from the bot", "oops on stderr", "no newline"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"   # a zombie waiting for its reaper is dead
+    except FileNotFoundError:
+        return False
+
+
+def test_the_bot_dies_with_the_checker_even_when_it_is_killed(tmp_path):
+    """kill -9 of `pepper bot check` cannot stop its bot; the supervisor has Linux do it (no bot left behind)."""
+    pid_file = tmp_path / "bot.pid"
+    bot = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(120)"
+    cmd = [sys.executable, "-m", "pepper_cli", "bot", "check", "--connect-timeout", "120", "--", sys.executable, "-c", bot,
+           str(pid_file)]
+    checker = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline and checker.poll() is None, "the checker did not start the bot"
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+        assert _alive(pid)
+        checker.kill()
+        checker.wait(10)
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), f"the bot {pid} outlived its checker"
+    finally:
+        checker.kill()
+        if pid_file.exists() and pid_file.read_text() and _alive(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 def test_check_usage_errors(tmp_path):

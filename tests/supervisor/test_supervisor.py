@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from supervisor import LocalRuntime, ProcessSpec, StartError, Supervisor
+from supervisor import LocalRuntime, LogFollower, ProcessSpec, StartError, Supervisor
 
 
 def _spec(tmp_path: Path, code: str, *args: str, name: str = "test") -> ProcessSpec:
@@ -75,6 +75,30 @@ def test_stdout_can_be_read_by_the_parent(tmp_path):
     assert h.wait(10) == 0
 
 
+def test_a_log_can_be_followed_while_the_process_writes_it(tmp_path):
+    """LogFollower: the new complete lines at each look, never blocking; an unfinished line once the writer is gone."""
+    log = tmp_path / "f.log"
+    log.write_text("from an earlier run\n")
+    follower = LogFollower(log)
+    assert follower.lines() == []                               # only what is written from now on
+    code = ("import sys, time\n"
+            "print('one', flush=True); print('two', file=sys.stderr, flush=True)\n"
+            "time.sleep(float(sys.argv[1]))\n"
+            "print('three\\r'); sys.stdout.write('no newline')")
+    h = LocalRuntime().start(ProcessSpec("writer", (sys.executable, "-c", code, "0.5"), log, env=dict(os.environ)))
+    seen: list[str] = []
+    deadline = time.monotonic() + 10
+    while len(seen) < 2 and time.monotonic() < deadline:
+        seen += follower.lines()
+        time.sleep(0.02)
+    assert seen == ["one", "two"] and h.poll() is None          # read while the process runs
+    assert h.wait(10) == 0
+    assert follower.lines() == ["three"]                        # the unfinished line waits for its end ...
+    assert follower.lines(last=True) == ["no newline"]          # ... or for the writer to be gone
+    assert follower.lines(last=True) == []
+    assert LogFollower(tmp_path / "missing.log").lines(last=True) == []
+
+
 def test_stop_kills_what_ignores_sigterm(tmp_path):
     code = "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); time.sleep(60)"
     sup = Supervisor(_spec(tmp_path, code))
@@ -90,7 +114,7 @@ def test_stop_kills_what_ignores_sigterm(tmp_path):
 def test_a_command_that_cannot_start_is_named_with_the_reason(tmp_path):
     with pytest.raises(StartError, match=r"cannot start bot 'x' with command 'no-such-program-here --flag': .*No such file") as e:
         Supervisor(ProcessSpec.command("bot 'x'", "no-such-program-here --flag", tmp_path / "x.log", env=dict(os.environ)))
-    assert "No such file" in e.value.reason
+    assert "No such file" in e.value.reason and isinstance(e.value.error, FileNotFoundError)   # for hints on the fix
     with pytest.raises(StartError, match="the command is empty"):
         ProcessSpec.command("bot 'y'", "  ", tmp_path / "y.log")
     with pytest.raises(StartError, match="No closing quotation"):
