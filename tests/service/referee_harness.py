@@ -99,10 +99,12 @@ class Server:
         raise TimeoutError(f"bot {name}: expected {want} connections")
 
     # -- games ------------------------------------------------------------
-    def create(self, seats: list[str], ruleset: str = "iowa", deal_cap: int | None = None, **kw) -> str:
+    def create(self, seats: list[str], ruleset: str = "iowa", deal_cap: int | None = None,
+               target_score: int | None = None, **kw) -> str:
         req = control_pb2.CreateGameRequest(seats=seats, players=len(seats), **kw)
-        if deal_cap is not None:
-            req.ruleset_json = json.dumps({"extends": ruleset, "deal_cap": deal_cap})
+        changes = {k: v for k, v in (("deal_cap", deal_cap), ("target_score", target_score)) if v is not None}
+        if changes:
+            req.ruleset_json = json.dumps({"extends": ruleset, **changes})
         else:
             req.ruleset = ruleset
         return self.control.CreateGame(req, metadata=self.md).game_id

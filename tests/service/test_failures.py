@@ -228,8 +228,10 @@ def test_unknown_request_limit_drops_only_the_offending_connections(tmp_path):
         bots = {name: s.bot(name, "--mode", mode, record=name == "wronggame") for name, mode in bad.items()}
 
         def make():
-            # long games (deal cap 20): each bad bot is asked far more than `limit` times unless it is dropped
-            return [s.create([name, "good1", "good2", "good1"], "iowa", deal_cap=20, seed=60 + i) for i, name in enumerate(bad)]
+            # Long games (20 deals, a target no one reaches): each bad bot is asked far more than `limit` times
+            # unless it is dropped. (With the usual target a game of random play may end first: seen under load.)
+            return [s.create([name, "good1", "good2", "good1"], "iowa", deal_cap=20, target_score=10_000, seed=60 + i)
+                    for i, name in enumerate(bad)]
 
         results = dict(zip(bad, with_controls(s, make, n_controls=4)))
         for name, res in results.items():
