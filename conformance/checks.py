@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from referee.rules import GameStatus
+
 from .decks import make_deck
 from .house import House
-from .model import BOT, Check, Expect, GameSpec, Played, variant
+from .model import BOT, Check, GameSpec, Played, variant
 
 # Every ruleset and player count the bot must play.
 CONFIGS = [("iowa", 4), ("bid-euchre", 4), ("bid-euchre", 6), ("bid-euchre", 8),
@@ -258,18 +260,18 @@ def duplicate_cards() -> Check:
 # -- games that end early -----------------------------------------------------------------------
 def _verify_early_end(played: list[Played]) -> Findings:
     problems = [f"game {p.spec.game_id}: ended {p.status} for another reason: {p.result.reason}"
-                for p in played if p.status == p.spec.expect.value and f"seat {_house_seat(p)}" not in p.result.reason]
+                for p in played if p.status == p.spec.expect and f"seat {_house_seat(p)}" not in p.result.reason]
     return problems, [f"{p.spec.game_id}: {p.status} ({p.result.reason})" for p in played]
 
 
 def early_end() -> Check:
     # The house answers nonsense at its third decision (mid-deal: the bots have answered before it).
     g = [GameSpec(variant("iowa", "end", deal_cap=3), 4, [House(misbehave_at=3), BOT, BOT, BOT], 2801, first_dealer=0,
-                  policy={"on_malformed": "forfeit"}, expect=Expect.FORFEITED),
+                  policy={"on_malformed": "forfeit"}, expect=GameStatus.FORFEITED),
          GameSpec(variant("five-handed", "end", deal_cap=3), 5, [BOT, BOT, House(misbehave_at=3), BOT, BOT], 2802,
-                  first_dealer=2, policy={"on_malformed": "abort"}, expect=Expect.ABORTED),
+                  first_dealer=2, policy={"on_malformed": "abort"}, expect=GameStatus.ABORTED),
          GameSpec(variant("pepper-30", "end", deal_cap=3), 2, [BOT, House(misbehave_at=3)], 2803, first_dealer=1,
-                  policy={"on_malformed": "forfeit"}, expect=Expect.FORFEITED)]
+                  policy={"on_malformed": "forfeit"}, expect=GameStatus.FORFEITED)]
     return Check("game end: forfeit and abort", [g], _verify_early_end,
                  what="another seat forfeits or aborts the game mid-deal; the bot must carry on with its other games")
 

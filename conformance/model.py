@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from referee.rules import GameStatus
+
 if TYPE_CHECKING:
     from pepper_proto.v1 import control_pb2
 
@@ -20,14 +22,6 @@ class Status(Enum):
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"
-
-
-class Expect(Enum):
-    """How a game must end (the game-end check makes another seat forfeit or abort it)."""
-
-    COMPLETED = "completed"
-    FORFEITED = "forfeited"
-    ABORTED = "aborted"
 
 
 def variant(base: str, tag: str, deal_cap: int = 1, **fields) -> dict:
@@ -44,7 +38,7 @@ class GameSpec:
     decks: list[list[str]] | None = None
     first_dealer: int | None = None
     policy: dict[str, str] | None = None   # GamePolicy fields, e.g. {"on_malformed": "forfeit"}
-    expect: Expect = Expect.COMPLETED
+    expect: GameStatus = GameStatus.COMPLETED   # how it must end (the game-end check makes a seat forfeit or abort)
     game_id: str = ""                # a suffix until build_checks makes it unique
 
     @property

@@ -134,7 +134,7 @@ def judge(c: Check, crash: str | None, stalled: bool) -> bool:
         if p.status == "running":
             worst.append((TIMEOUT if stalled else ERROR,
                           f"timeout: game {gid} did not finish" + (" (the bot stopped answering)" if stalled else "")))
-        elif not faults and p.status != p.spec.expect.value:
+        elif not faults and p.status != p.spec.expect:
             worst.append((ERROR, f"error: game {gid} ended {p.status} ({p.result.reason})"))
         if p.replay_error:
             worst.append((ERROR, f"error: {p.replay_error}"))

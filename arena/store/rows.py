@@ -6,27 +6,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
+from referee.rules.status import GameStatus, SeatStatus
+
 
 class BotKind(StrEnum):
     COMMAND = "command"   # launched by the arena
     REMOTE = "remote"     # its owner runs it; it connects with its token
-
-
-class GameStatus(StrEnum):
-    COMPLETED = "completed"
-    FORFEITED = "forfeited"
-    ABORTED = "aborted"
-    RUNNING = "running"
-    UNKNOWN = "unknown"
-
-
-class SeatStatus(StrEnum):
-    OK = "ok"
-    FAULTED = "faulted"
-    DISCONNECTED = "disconnected"
-    FORFEITED = "forfeited"
-    ABORTED = "aborted"
-    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)

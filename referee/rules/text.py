@@ -18,11 +18,12 @@ from .actions import ACTIONS
 from .cards import CARDS, Strain
 from .game import Game
 from .rulesets import Table
+from .status import SeatStatus
 
 __all__ = ["side", "scores", "outcome_line", "result_line", "unfinished_line", "game_lines", "ended_early_line"]
 
 # The seat statuses (as a results store keeps them) that say a seat left the game early.
-EARLY_LEAVERS = ("forfeited", "disconnected")
+EARLY_LEAVERS = (SeatStatus.FORFEITED, SeatStatus.DISCONNECTED)
 
 
 def side(t: Table, team: int, seats: bool = True) -> str:

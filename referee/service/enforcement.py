@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from referee.rules.status import SeatStatus
+
 if TYPE_CHECKING:
     from .config import Policy
 
@@ -29,33 +31,6 @@ class Verdict(StrEnum):
     FALLBACK = "fallback"        # the referee plays the first legal action and the game goes on
     FORFEIT = "forfeit"          # the seat's team loses the game
     ABORT = "abort"              # the game ends without a result
-
-
-class GameStatus(StrEnum):
-    """How a game stands (the protocol's ``GAME_STATUS_<NAME>``)."""
-
-    RUNNING = "running"
-    COMPLETED = "completed"
-    FORFEITED = "forfeited"
-    ABORTED = "aborted"
-
-
-class SeatStatus(StrEnum):
-    """How a seat ended its game (the protocol's ``SEAT_STATUS_<NAME>``); it only ever gets worse."""
-
-    OK = "ok"
-    FAULTED = "faulted"
-    DISCONNECTED = "disconnected"
-    FORFEITED = "forfeited"
-    ABORTED = "aborted"
-
-    def worst(self, other: SeatStatus) -> SeatStatus:
-        """The worse of the two (a later status of equal rank wins: forfeited and aborted tie)."""
-        return other if _RANK[other] >= _RANK[self] else self
-
-
-_RANK = {SeatStatus.OK: 0, SeatStatus.FAULTED: 1, SeatStatus.DISCONNECTED: 2, SeatStatus.FORFEITED: 3,
-         SeatStatus.ABORTED: 3}
 
 
 @dataclass(frozen=True)

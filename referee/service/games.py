@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from referee import wire
-from referee.rules import Game
+from referee.rules import Game, GameStatus, SeatStatus
 from referee.rules.game import PUBLIC
 from referee.wire.messages import FaultInfo, GameInfo, SeatInfo
 
@@ -41,9 +41,7 @@ from .config import Policy
 from .connections import Connection, Pending
 from .enforcement import (
     FaultKind,
-    GameStatus,
     RequestClock,
-    SeatStatus,
     TimeBank,
     Verdict,
     public_detail,

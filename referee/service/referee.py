@@ -13,11 +13,12 @@ from collections import deque
 
 from referee import wire
 from referee.rules import BUILTIN_RULESETS, Game, RulesError, Ruleset, get_ruleset, ruleset_from_dict
+from referee.rules.status import GameStatus
 from referee.wire.messages import GameRequest
 
 from .config import ServerConfig
 from .connections import Connection, Pending
-from .enforcement import GameStatus, TimeBank
+from .enforcement import TimeBank
 from .games import GameRun, SeatRun
 from .records import RecordWriter
 

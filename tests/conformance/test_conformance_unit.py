@@ -9,10 +9,10 @@ from pepper_proto.v1 import control_pb2, game_pb2
 
 from conformance.checks import CONFIGS, build_checks
 from conformance.house import House
-from conformance.model import BOT, Check, Expect, GameSpec, Played, Status, variant
+from conformance.model import BOT, Check, GameSpec, Played, Status, variant
 from conformance.report import Summary, check_lines
 from conformance.verify import Tally, judge, replay
-from referee.rules import Game
+from referee.rules import Game, GameStatus
 
 
 def test_the_check_list_has_one_check_per_config_and_edge_case_with_unique_game_ids():
@@ -74,7 +74,7 @@ def test_a_check_passes_on_clean_games_and_fails_on_the_bots_worst_fault():
     assert c.reason == "crash: the bot exited with code 3"
     c = Check("t", [])
     c.played = [_played()]
-    c.played[0].spec.expect = Expect.FORFEITED
+    c.played[0].spec.expect = GameStatus.FORFEITED
     judge(c, crash=None, stalled=False)
     assert c.reason == "error: game t-1 ended completed ()"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from referee.rules import SeatStatus
 from referee.service.config import Policy
 from referee.service.enforcement import (
     FaultKind,
     RequestClock,
-    SeatStatus,
     TimeBank,
     Verdict,
     public_detail,
