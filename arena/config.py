@@ -25,7 +25,7 @@ class RunConfig:
     referee: str | None = None        # use this referee instead of starting one
     listen: str = "127.0.0.1:0"       # where the arena's own referee listens (remote bots connect here)
     control_token: str | None = None
-    deadline_ms: int = 2000
+    deadline_ms: int = 2000           # the referee's own defaults (tests/arena/test_core.py holds them equal)
     time_bank_ms: int = 10_000
     db: str = "arena.db"
     log_dir: str = "arena-logs"

@@ -10,6 +10,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from arena.config import RunConfig
+
 from .common import DbOption, echo_lines
 from .common import fail as _fail
 from .common import open_store as _store
@@ -33,8 +35,8 @@ def arena_run(
     control_token: Annotated[str | None, typer.Option(envvar="PEPPER_CONTROL_TOKEN", help="With --referee.")] = None,
     listen: Annotated[str, typer.Option(help="HOST:PORT where the arena's own referee listens (remote bots connect "
                                               "here; 0.0.0.0:PORT for bots on other machines).")] = "127.0.0.1:0",
-    deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision.")] = 2000,
-    time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, drawn on overruns.")] = 10_000,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision.")] = RunConfig.deadline_ms,
+    time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, drawn on overruns.")] = RunConfig.time_bank_ms,
     mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
     play_forced: Annotated[bool, typer.Option("--play-forced/--ask-forced",
                                               help="Forced moves (one legal action) are played without asking the bot.")] = True,
@@ -45,7 +47,7 @@ def arena_run(
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
-    from arena.tournament import Arena, ArenaError, RunConfig, UsageError, run
+    from arena.tournament import Arena, ArenaError, UsageError, run
     from referee.rules import RulesetError
 
     if lineup not in ("mirrored", "mixed"):

@@ -22,6 +22,8 @@ import typer
 from pepper_bot.target import TargetError
 from pepper_bot.target import load_target as _load
 
+from conformance import CheckOptions
+
 from .common import DbOption
 from .common import fail as _fail
 from .common import open_store as _store
@@ -151,8 +153,8 @@ def run(
 def check(
     command: Annotated[list[str], typer.Argument(help="the bot's command line, after --, e.g. -- {python} mybot.py ({python}: the arena's Python)")],
     name: Annotated[str, typer.Option(help="the name the bot is registered under")] = "bot-under-test",
-    deadline_ms: Annotated[int, typer.Option(help="time per decision, ms")] = 2000,
-    time_bank_ms: Annotated[int, typer.Option(help="time bank per seat per game, ms")] = 4000,
+    deadline_ms: Annotated[int, typer.Option(help="time per decision, ms")] = CheckOptions.deadline_ms,
+    time_bank_ms: Annotated[int, typer.Option(help="time bank per seat per game, ms")] = CheckOptions.time_bank_ms,
     connect_timeout: Annotated[float, typer.Option(help="seconds the bot has to connect")] = 30.0,
     only: Annotated[list[str] | None, typer.Option("--only", help="run only the checks whose name contains this (repeatable)")] = None,
     report: Annotated[Path | None, typer.Option(help="also write the results as JSON to this file")] = None,
@@ -169,7 +171,7 @@ def check(
     import shlex
 
     from arena.registry import expand
-    from conformance import CheckOptions, run_check
+    from conformance import run_check
 
     if len(command) == 1 and " " in command[0].strip():   # one quoted command line
         command = shlex.split(command[0])

@@ -229,3 +229,10 @@ def test_node_bot_needs_its_installed_packages(tmp_path, monkeypatch):
     st = Store(tmp_path / "a.db")
     registry.ensure_sample_bots(st, note=notes.append)
     assert len(notes) == 1 and "not registered" in notes[0] and {b.name for b in st.bots()} == {"random", "heuristic", "montecarlo"}
+
+
+def test_the_arena_plays_by_the_referees_default_time_limits():
+    """A run's deadline and time bank default to the referee's own (the arena cannot import the service: checked here)."""
+    from referee.service.config import Policy
+
+    assert (RunConfig.deadline_ms, RunConfig.time_bank_ms) == (Policy.deadline_ms, Policy.time_bank_ms)
