@@ -258,17 +258,25 @@ def test_a_remote_bot_connects_by_itself(tmp_path):
     arena = subprocess.Popen([sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "4", "--bots", "far,heuristic",
                               "--listen", f"127.0.0.1:{port}", "--db", str(db)], cwd=tmp_path, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # As its owner would: start the bot once the arena says it is waiting for it. (A bot whose Hello comes before
+    # the arena has registered it with its referee is refused, and exits: seen when both started at once.)
+    head = []
+    while not any("waiting for remote bot(s)" in ln for ln in head):
+        line = arena.stdout.readline()
+        assert line, "".join(head)   # the arena ended without waiting for the remote bot
+        head.append(line)
     # Mirrored iowa teams: "far" takes two seats of every game, so it needs two connections.
     bots = [subprocess.Popen([sys.executable, "-m", "sample_bots", "random"], cwd=ROOT, stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              env=os.environ | {"PEPPER_REFEREE": f"127.0.0.1:{port}", "PEPPER_TOKEN": token,
                                                "PEPPER_BOT_NAME": "far"}) for _ in range(2)]
     try:
-        out, _ = arena.communicate(timeout=240)
+        rest, _ = arena.communicate(timeout=240)
     finally:
         for bot in bots:
             bot.terminate()
             bot.wait(10)
+    out = "".join(head) + rest
     assert arena.returncode == 0, out
     assert "waiting for remote bot(s) far (2 connection(s)) to connect to" in out and f"127.0.0.1:{port}" in out
     assert set(table(db)) == {"far", "heuristic"}
