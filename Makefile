@@ -61,7 +61,8 @@ FAST_TESTS := tests/rules tests/wire tests/service/test_enforcement.py tests/sdk
 test-fast: install ## the pure layers only, in under a minute
 	PEPPER_TEST_FAST=1 $(BIN)/python -m pytest -q -n 2 $(FAST_TESTS)
 
-# The published pepper.v1 protocol (1.0) that every later proto/ must stay wire-compatible with.
+# The published pepper.v1 protocol (1.0) that every later proto/ must stay wire-compatible with. It is taken
+# with git archive, not buf's own git input: that clones only the last 50 commits, and 1.0 is older.
 PROTO_BASELINE ?= 7ca4fe1
 
 lint: install $(BUF) ## static checks (ruff, the layers, the dependencies, buf lint, buf breaking against the published protocol)
@@ -72,7 +73,8 @@ lint: install $(BUF) ## static checks (ruff, the layers, the dependencies, buf l
 	cd proto && ../$(BUF) lint
 	@if git cat-file -e $(PROTO_BASELINE)^{commit} 2>/dev/null; then \
 		echo "buf breaking against $(PROTO_BASELINE)"; \
-		cd proto && ../$(BUF) breaking --against '../.git#ref=$(PROTO_BASELINE),subdir=proto'; \
+		base=$$(mktemp -d) && git archive $(PROTO_BASELINE) proto | tar -x -C $$base && \
+		(cd proto && ../$(BUF) breaking --against $$base/proto); rc=$$?; rm -rf $$base; exit $$rc; \
 	else echo "note: commit $(PROTO_BASELINE) is not in this clone (shallow?); buf breaking skipped"; fi
 
 bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
