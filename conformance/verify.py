@@ -11,6 +11,8 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
+from referee.rules import EventKind
+
 from .model import Check, Played, Status
 
 # Problems by how much they say about the bot: the worst one names the check's failure.
@@ -40,36 +42,36 @@ def replay(p: Played) -> None:
     d: dict = {}
     for e in g.events:
         k, s, data = e.kind, e.seat, e.data
-        if k == "deal":
+        if k == EventKind.DEAL:
             d = {"number": data, "dealer": s, "bids": [], "gives": [], "discards": [], "cedes": [], "plays": Counter(),
                  "contract": None, "exchange": None, "ceded": False, "widow": None, "partner_card": "-", "partner": None,
                  "thrown_in": False, "tricks": []}
             deals.append(d)
-        elif k == "bid":
+        elif k == EventKind.BID:
             d["bids"].append((s, str(ACTIONS[data])))
-        elif k == "contract":
+        elif k == EventKind.CONTRACT:
             d["contract"] = (s, data[0], str(Strain(data[1])))
-        elif k == "exchange":
+        elif k == EventKind.EXCHANGE:
             d["exchange"] = data
-        elif k == "give":
+        elif k == EventKind.GIVE:
             d["gives"].append((s, data))
-        elif k == "discard":
+        elif k == EventKind.DISCARD:
             d["discards"].append(s)
-        elif k == "cede":
+        elif k == EventKind.CEDE:
             d["cedes"].append((s, data))
-        elif k == "ceded":
+        elif k == EventKind.CEDED:
             d["ceded"] = True
-        elif k == "widow":
+        elif k == EventKind.WIDOW:
             d["widow"] = s
-        elif k == "partner_card":
+        elif k == EventKind.PARTNER_CARD:
             d["partner_card"] = None if data is None else str(CARDS[data])
-        elif k == "partner":
+        elif k == EventKind.PARTNER:
             d["partner"] = s
-        elif k == "play":
+        elif k == EventKind.PLAY:
             d["plays"][s] += 1
-        elif k == "trick":
+        elif k == EventKind.TRICK:
             d["tricks"].append(data[1])
-        elif k == "thrown_in":
+        elif k == EventKind.THROWN_IN:
             d["thrown_in"] = True
     p.deals = deals
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from .actions import ACTIONS
 from .cards import CARDS, Strain
-from .game import Game
+from .game import EventKind, Game
 from .rulesets import Table
 from .status import SeatStatus
 
@@ -98,45 +98,45 @@ def game_lines(g: Game, hands: bool = False) -> list[str]:
     trick: list[str] = []
     tricks = 0
     for kind, seat, data, _visible in g.events:
-        if bids and kind != "bid":
+        if bids and kind != EventKind.BID:
             out.append("  bids: " + ", ".join(bids))
             bids = []
-        if kind == "deal":
+        if kind == EventKind.DEAL:
             tricks = 0
             out += ["", f"Deal {data}, dealer seat {seat}"]
-        elif kind == "hand" and hands:
+        elif kind == EventKind.HAND and hands:
             out.append(f"  hand of seat {seat}: {_cards(data)}")
-        elif kind == "bid":
+        elif kind == EventKind.BID:
             bids.append(f"seat {seat} {ACTIONS[data]}")
-        elif kind == "thrown_in":
+        elif kind == EventKind.THROWN_IN:
             out.append("  thrown in: everyone passed")
-        elif kind == "contract":
+        elif kind == EventKind.CONTRACT:
             out.append(f"  contract: seat {seat} bid {data[0]} in {Strain(data[1])}")
-        elif kind == "widow":
+        elif kind == EventKind.WIDOW:
             out.append(f"  seat {seat} takes the widow: {_cards(data)}")
-        elif kind == "exchange":
+        elif kind == EventKind.EXCHANGE:
             out.append(f"  seat {seat} {'asks for an exchange' if data else 'plays as dealt'}")
-        elif kind == "give" and data is False:
+        elif kind == EventKind.GIVE and data is False:
             out.append(f"  seat {seat} gives no card")
-        elif kind == "gave_card":
+        elif kind == EventKind.GAVE_CARD:
             out.append(f"  seat {seat} gives {CARDS[data]}")
-        elif kind == "discarded_card":
+        elif kind == EventKind.DISCARDED_CARD:
             out.append(f"  seat {seat} discards {CARDS[data]}")
-        elif kind == "cede":
+        elif kind == EventKind.CEDE:
             out.append(f"  seat {seat} {'cedes' if data else 'plays'}")
-        elif kind == "ceded":
+        elif kind == EventKind.CEDED:
             out.append("  the defenders cede the deal")
-        elif kind == "partner_card":
+        elif kind == EventKind.PARTNER_CARD:
             out.append("  partner card: " + ("none (nobody else holds a qualifying card)" if data is None else str(CARDS[data])))
-        elif kind == "partner":
+        elif kind == EventKind.PARTNER:
             out.append(f"  seat {seat} plays {CARDS[data]} and is the partner")
-        elif kind == "play":
+        elif kind == EventKind.PLAY:
             trick.append(f"{seat}:{CARDS[data]}")
-        elif kind == "trick":
+        elif kind == EventKind.TRICK:
             tricks += 1
             out.append(f"  trick {tricks}: {' '.join(trick)} -> seat {seat}")
             trick = []
-        elif kind == "deal_end":
+        elif kind == EventKind.DEAL_END:
             if data.contract is not None and not data.ceded:
                 out.append("  tricks won: " + ", ".join(f"seat {s} {n}" for s, n in enumerate(data.tricks)))
             out.append(f"  points: {scores(t, data.points, '+')}; scores: {scores(t, data.scores)}")
