@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -17,6 +18,8 @@ from .common import fail as _fail
 from .common import open_store as _store
 
 app = typer.Typer(no_args_is_help=True, help="Run tournaments and read the ranked results.")
+WideOption = Annotated[bool, typer.Option("--wide", "-w", help="Every column: mu and sigma, average points, contracts "
+                                                                   "made, faults by kind, decision latency.")]
 
 
 # ------------------------------------------------------------------ arena
@@ -44,6 +47,7 @@ def arena_run(
     log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
     db: DbOption = Path("arena.db"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    wide: WideOption = False,
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
@@ -104,7 +108,7 @@ def arena_run(
     typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults){where}")
     from arena.ratings import pool_name
 
-    _print_table(st, pool_name(rs.name, cfg.resolved_players()))
+    _print_table(st, pool_name(rs.name, cfg.resolved_players()), wide)
 
 
 def _db_flag(db: Path) -> str:
@@ -159,25 +163,32 @@ def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn
     _fail(f"no rated games yet {what}; pools with games in {db}: {', '.join(pools)}")
 
 
-def _print_table(st, pool: str) -> None:
+def _print_table(st, pool: str, wide: bool = False) -> None:
+    """The ranked table of ``pool``: compact (fits 80 columns) or ``wide`` (every column).
+
+    In a terminal rich takes its width (or ``COLUMNS``); into a pipe or a file it is ``COLUMNS`` if set, else 80
+    for the compact table and the wide one's own width (a file has no width to fit)."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    from arena.stats import COLUMNS, table
+    from arena.stats import COMPACT, WIDE, table
 
-    rows = table(st, pool)
-    t = Table(title=f"{pool}: ranked by mu - 3*sigma")
-    for c in COLUMNS:
-        t.add_column(c, justify="left" if c == "bot" else "right")
-
-    def f(x, d=1):
-        return "-" if x is None else f"{x:.{d}f}"
-
-    for r in rows:
-        t.add_row(str(r.rank), r.bot, f(r.mu, 2), f(r.sigma, 2), f(r.conservative, 2), str(r.games), f(r.win_pct),
-                  f(r.avg_points), f(r.contracts_made_pct), str(r.timeouts), str(r.illegal), str(r.crashes),
-                  f(r.latency_p50_ms, 2), f(r.latency_p99_ms, 2))
-    Console(width=160).print(t)
+    columns = WIDE if wide else COMPACT
+    t = Table(title=f"{pool}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
+              show_edge=False, pad_edge=False, collapse_padding=True,
+              caption=None if wide else "faults = timeouts + illegal + crashes + fallbacks (--wide)")
+    for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
+        t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
+    for r in table(st, pool):
+        t.add_row(*(c.cell(r) for c in columns))
+    con = Console(highlight=False)
+    if not con.is_terminal:
+        cols = os.environ.get("COLUMNS", "")
+        width = int(cols) if cols.isdigit() and int(cols) > 0 else \
+            Console(width=10_000).measure(t).maximum if wide else 80
+        con = Console(highlight=False, width=width)
+    con.print(t)
 
 
 @app.command("table")
@@ -186,9 +197,12 @@ def arena_table(
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: [rows]}.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a pool column.")] = False,
+    wide: WideOption = False,
     db: DbOption = Path("arena.db"),
 ) -> None:
-    """The ranked table of every pool (or one), at any time, even while a run is going."""
+    """The ranked table of every pool (or one), at any time, even while a run is going.
+
+    JSON and CSV hold every column, whether or not --wide."""
     from arena.stats import table
 
     if json_out and csv_out:
@@ -217,7 +231,7 @@ def arena_table(
         typer.echo(buf.getvalue().rstrip("\n"))
     else:
         for p in pools:
-            _print_table(st, p)
+            _print_table(st, p, wide)
 
 
 @app.command("games")

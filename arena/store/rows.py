@@ -138,5 +138,6 @@ class BotTotals(NamedTuple):
     timeouts: int
     illegal: int                     # illegal and malformed answers
     crashes: int                     # lost connections
+    fallbacks: int                   # answers its SDK replaced by a legal fallback (its strategy failed)
     latency_p50_ms: float | None     # median of its seats' per-game p50s
     latency_p99_ms: float | None     # 99th percentile of its seats' per-game p99s

@@ -377,7 +377,7 @@ class Store:
                 FROM per_game GROUP BY bot),
             seats_of AS (
                 SELECT bot, SUM(contracts_bid) AS bid, SUM(contracts_made) AS made, SUM(timeout) AS timeouts,
-                       SUM(illegal + malformed) AS illegal, SUM(disconnect) AS crashes
+                       SUM(illegal + malformed) AS illegal, SUM(disconnect) AS crashes, SUM(fallbacks) AS fallbacks
                 FROM game_seats WHERE pool = :pool GROUP BY bot),
             latencies AS (
                 SELECT bot, latency_p50_ms AS p50, latency_p99_ms AS p99,
@@ -392,7 +392,7 @@ class Store:
                        MAX(CASE WHEN r99 = MIN(n, CAST(0.99 * n AS INTEGER) + 1) THEN p99 END) AS p99
                 FROM latencies GROUP BY bot)
             SELECT r.bot, r.mu, r.sigma, g.games, g.wins, g.completed, g.points, s.bid, s.made, s.timeouts, s.illegal,
-                   s.crashes, l.p50, l.p99
+                   s.crashes, s.fallbacks, l.p50, l.p99
             FROM ratings r JOIN games_of g ON g.bot = r.bot JOIN seats_of s ON s.bot = r.bot
                  LEFT JOIN latency_of l ON l.bot = r.bot
             WHERE r.pool = :pool ORDER BY r.bot""", {"pool": pool})

@@ -48,6 +48,7 @@ def test_each_seat_is_a_row_with_its_faults_fallbacks_and_latency(tmp_path):
     assert [(t.bot, t.games, t.wins, t.timeouts, t.illegal, t.contracts_bid, t.contracts_made) for t in totals] == [
         ("a", 1, 0, 2, 1, 3, 1), ("b", 1, 1, 0, 0, 2, 2)]
     assert totals[0].latency_p50_ms == 1.5 and totals[1].latency_p50_ms is None
+    assert [t.fallbacks for t in totals] == [4, 0]
 
 
 def test_latency_percentiles_are_the_median_of_p50s_and_the_99th_of_p99s(tmp_path):

@@ -392,3 +392,24 @@ def test_a_ruleset_file_is_played_end_to_end_in_its_own_pool(tmp_path):
     bad.write_text('extends = "iowa"\ntarget = 12\n')
     out = pepper("arena", "run", "--ruleset", str(bad), "--games", "4", "--bots", "random,heuristic", db=db)
     assert out.returncode == 2 and "key 'target': unknown key" in out.stderr
+
+
+def test_a_bot_whose_strategy_fails_shows_its_fallbacks_as_faults(tmp_path):
+    """Its SDK answers legally in its place (so the referee records no illegal move), but says so: the table
+    counts those fallbacks as the bot's faults, in JSON and in the printed table."""
+    db = tmp_path / "arena.db"
+    raising = ROOT / "tests" / "sdk" / "bots" / "raising_bot.py"
+    assert pepper("bot", "register", "raising", "--command", f"{{python}} -m pepper_bot {raising}:RaisingBot",
+                  db=db).returncode == 0
+    run = pepper("arena", "run", "--games", "4", "--bots", "raising,random", "--seed", "2", "--quiet", db=db,
+                 env={"COLUMNS": "80"})
+    assert run.returncode == 0, run.stderr
+    t = table(db)
+    assert t["raising"]["illegal"] == t["raising"]["timeouts"] == t["raising"]["crashes"] == 0
+    assert t["raising"]["fallbacks"] > 0 and t["random"]["fallbacks"] == 0
+    row = re.search(r"^ *\d +raising .* (\d+)$", run.stdout, re.M)
+    assert row and int(row[1]) == t["raising"]["fallbacks"], run.stdout  # the compact table's faults column
+    wide = pepper("arena", "table", "--wide", db=db, env={"COLUMNS": "200"}).stdout
+    head = next(line for line in wide.splitlines() if line.startswith("rank"))
+    cells = next(line for line in wide.splitlines() if re.match(r" *\d +raising ", line)).split()
+    assert re.split(r"  +", head)[12] == "fallbacks" and cells[12] == str(t["raising"]["fallbacks"]), wide
