@@ -62,6 +62,9 @@ def serve(
     shared_seats: bool = typer.Option(
         ServerConfig.shared_seats, "--shared-seats", help="let one bot connection hold several seats of a game; it then receives every one "
         "of those seats' cards (trusted self-play only; by default a bot needs a connection per seat it takes)"),
+    min_ping_interval_ms: int = typer.Option(
+        ServerConfig.min_ping_interval_ms, help="the shortest keepalive ping interval accepted from a bot, ms (the SDKs "
+        "ping every 30,000 ms; a bot that pings more often is told to go away: GOAWAY too_many_pings)"),
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
     record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
@@ -89,6 +92,7 @@ def serve(
                            unknown_request=unknown_request,
                            unknown_request_limit=unknown_request_limit, max_batch=max_batch, default_batch=min(ServerConfig.default_batch, max_batch),
                            max_receive_bytes=max_message_bytes, max_games=max_games, shared_seats=shared_seats,
+                           min_ping_interval_ms=min_ping_interval_ms,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
                            record_dir=str(record_dir) if record_dir else None)
     except ValueError as e:

@@ -11,6 +11,14 @@ from .enforcement import FaultKind, Verdict
 
 UNKNOWN_REQUEST_POLICIES = ("reject", "disconnect")
 
+# Keepalive: the pings the referee accepts from a bot's channel (docs/protocol.md, "Keepalive"). The SDKs
+# ping every 30 s (sdk/python/pepper_bot/runner.py KEEPALIVE_TIME_MS, sample_bots/node/lib/client.js
+# KEEPALIVE_TIME_MS), also while a bot has no game: the referee accepts pings 20 s apart, with or without a
+# call and without data in between, and a client that pings more often gets MAX_PING_STRIKES strikes, then
+# GOAWAY "too_many_pings". (gRPC's server default is 5 minutes: it told idle bots to go away.)
+MIN_PING_INTERVAL_MS = 20_000
+MAX_PING_STRIKES = 2
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -62,6 +70,7 @@ class ServerConfig:
     record_dir: str | None = None      # write <game_id>.json per finished game here
     keep_games: int = 200_000          # finished games kept in memory for results
     shared_seats: bool = False         # let one connection hold several seats of a game (it then gets each one's cards)
+    min_ping_interval_ms: int = MIN_PING_INTERVAL_MS   # the shortest ping interval accepted from a bot (see above)
 
     def __post_init__(self):
         if self.unknown_request not in UNKNOWN_REQUEST_POLICIES:
@@ -70,5 +79,7 @@ class ServerConfig:
             raise ValueError(f"unknown_request_limit (--unknown-request-limit) must be >= 0 (0: no limit), got {self.unknown_request_limit}")
         if bool(self.tls_cert) != bool(self.tls_key):
             raise ValueError("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
+        if self.min_ping_interval_ms < 1:
+            raise ValueError(f"min_ping_interval_ms (--min-ping-interval-ms) must be >= 1, got {self.min_ping_interval_ms}")
         if not 1 <= self.default_batch <= self.max_batch:
             raise ValueError("need 1 <= default_batch <= max_batch")

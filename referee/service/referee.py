@@ -237,7 +237,13 @@ class Referee:
 
     # -- draining ---------------------------------------------------------
     async def drain(self, timeout_s: float) -> tuple[int, int]:
+        """Start no new game; give the running ones ``timeout_s`` to finish and abort the rest; then end every bot
+        stream. Each bot hears a DRAINING notice first, so that it exits rather than reconnecting to a referee
+        that has nothing more for it (the tournament is over). Returns (finished, aborted)."""
         self.draining = True
+        for conn in self._live_connections():
+            conn.notice("draining", 0, "", "the tournament is over or the server is shutting down: no new game will "
+                        "start; the stream ends once this connection's games are over")
         live = [r for r in self.games.values() if not r.over]
         if live and timeout_s > 0:
             try:
@@ -249,7 +255,12 @@ class Referee:
             if not r.over:
                 r.finish(GameStatus.ABORTED, "drained: the server shut down before the game finished")
                 aborted += 1
+        for conn in self._live_connections():
+            conn.close("the referee drained")   # its stream sends what is queued (GameEnds, notices), then ends
         return len(live) - aborted, aborted
+
+    def _live_connections(self) -> list[Connection]:
+        return [c for conns in self.conns.values() for c in conns if not c.closed]
 
     async def close(self) -> None:
         """Write the record files still queued (off the loop), then stop the writer."""

@@ -14,7 +14,7 @@ from pepper_proto.v1 import bot_pb2, control_pb2, control_pb2_grpc
 
 from referee import wire
 
-from .config import ServerConfig
+from .config import MAX_PING_STRIKES, ServerConfig
 from .connections import Connection
 from .referee import Referee, RequestError
 
@@ -193,13 +193,11 @@ class RunningServer:
         return f"{self.host}:{self.port}"
 
     async def shutdown(self, drain_s: float = 10.0, grace_s: float = 2.0) -> tuple[int, int]:
-        """Graceful stop: no new games, running games finish (or are aborted and recorded at the timeout)."""
+        """Graceful stop: no new games, running games finish (or are aborted and recorded at the timeout), and every
+        bot is told the referee is draining before its stream ends."""
         await self.health.enter_graceful_shutdown()
         res = await self.referee.drain(drain_s)
-        await asyncio.sleep(0.05)   # let the writers send the GameEnd messages
-        for conns in list(self.referee.conns.values()):
-            for c in list(conns):
-                c.close("server shutting down")
+        await asyncio.sleep(0.05)   # let the streams send their last Batch (GameEnds, the DRAINING notice)
         await self.server.stop(grace_s)
         await self.referee.close()
         return res
@@ -222,6 +220,10 @@ async def start(config: ServerConfig) -> RunningServer:
         ("grpc.max_receive_message_length", config.max_receive_bytes),
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 0),
+        # The ping policy the SDKs keep to (config.py, MIN_PING_INTERVAL_MS): idle bots stay connected.
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", config.min_ping_interval_ms),
+        ("grpc.http2.max_ping_strikes", MAX_PING_STRIKES),
     ])
     hs = health.aio.HealthServicer()
     # The bot service is registered by hand (same service and method names as the generated helper) so

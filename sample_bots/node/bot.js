@@ -6,7 +6,8 @@
 //   PEPPER_REFEREE=127.0.0.1:50051 PEPPER_BOT_NAME=node-bot PEPPER_TOKEN=SECRET node bot.js
 //
 // Flags win over environment variables. Logs go to stderr. SIGTERM/SIGINT end
-// the stream cleanly and exit 0; a referee that refuses the bot exits 2.
+// the stream cleanly and exit 0, and so does the referee's DRAINING notice (the
+// tournament is over); a referee that refuses the bot exits 2.
 
 const { parseArgs } = require('node:util');
 const { makeLogger } = require('./lib/log');
@@ -31,7 +32,9 @@ const USAGE = `usage: node bot.js [--referee HOST:PORT] [--token T] [--name NAME
   --max-batch  most requests per batch    env PEPPER_MAX_BATCH  (default 0: the server's default)
   --log-level  stderr verbosity           env PEPPER_LOG_LEVEL  (default info)
   --tls-ca     CA certificate (PEM): connect with TLS     env PEPPER_TLS_CA
-  --proto-dir  where pepper/v1/*.proto are env PEPPER_PROTO_DIR (default ../../proto)`;
+  --proto-dir  where pepper/v1/*.proto are env PEPPER_PROTO_DIR (default ../../proto)
+
+  env PEPPER_KEEPALIVE_MS: keepalive ping interval, ms (default 30000, what the referee expects)`;
 
 function config(argv, env) {
   const { values } = parseArgs({
@@ -51,9 +54,14 @@ function config(argv, env) {
     logLevel: values['log-level'] || env.PEPPER_LOG_LEVEL || 'info',
     tlsCa: values['tls-ca'] || env.PEPPER_TLS_CA || undefined,
     protoDir: values['proto-dir'] || env.PEPPER_PROTO_DIR || undefined,
+    keepaliveMs: env.PEPPER_KEEPALIVE_MS === undefined ? undefined : Number(env.PEPPER_KEEPALIVE_MS),
   };
   if (!cfg.help && !cfg.token) throw new Error('no token: pass --token or set PEPPER_TOKEN');
   if (!Number.isInteger(cfg.maxBatch) || cfg.maxBatch < 0) throw new Error('--max-batch must be a whole number >= 0');
+  if (cfg.keepaliveMs === undefined) delete cfg.keepaliveMs; // the client's default
+  else if (!Number.isInteger(cfg.keepaliveMs) || cfg.keepaliveMs < 1) {
+    throw new Error(`PEPPER_KEEPALIVE_MS must be a whole number of milliseconds >= 1, got ${env.PEPPER_KEEPALIVE_MS}`);
+  }
   return cfg;
 }
 

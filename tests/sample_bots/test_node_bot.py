@@ -424,3 +424,52 @@ def test_strategy_fallbacks_are_counted_by_the_referee(node, tmp_path):
     rec = json.loads((records / f"{gid}.json").read_text())
     assert [s["fallbacks"] for s in rec["seats"]] == [s.fallbacks for s in res.seats]
     assert [s["fallback_details"] for s in rec["seats"]] == [list(s.fallback_details) for s in res.seats]
+
+
+def test_exits_0_when_the_referee_drains(node, tmp_path):
+    """A finished tournament is not a dropped connection: the referee's DRAINING notice (protocol 1.3) ends the
+    bot with exit code 0 once its game is over, instead of reconnecting."""
+    ref = Referee(tmp_path, "127.0.0.1:0", "--shared-seats")
+    bot = NodeBot(node, tmp_path, ref.address, "node-d", ref.register("node-d"))
+    try:
+        ref.wait_connections("node-d", 1, bot)
+        gid = ref.create(["node-d"] * 4, "iowa", deal_cap=1, seed=3)
+        assert_node_seats_clean(ref.wait_games([gid])[gid], {"node-d"})
+        ref.close()     # SIGTERM: the referee drains, then stops
+        started = time.monotonic()
+        code = bot.proc.wait(timeout=15)
+        assert time.monotonic() - started < 5, bot.stderr()
+    finally:
+        bot.stop()
+        ref.close()
+    assert code == 0, bot.stderr()
+    assert "the referee drained" in bot.stderr() and "reconnecting in" not in bot.stderr(), bot.stderr()
+
+
+@pytest.mark.parametrize("policy", ["agreed", "grpc-default"])
+def test_an_idle_bot_keeps_its_connection_under_the_agreed_ping_policy(node, tmp_path, monkeypatch, policy):
+    """Both sides' keepalive scaled by 1/30 (as in tests/sdk/test_sdk_keepalive.py): the bot pings every second.
+    Under the referee's policy (pings 20 s apart, scaled) it keeps its stream; gRPC's default (5 minutes,
+    scaled) tells it to go away within seconds, the failure idle bots used to see after about 160 s."""
+    from pepper_bot.runner import KEEPALIVE_TIME_MS
+
+    from referee.service.config import MIN_PING_INTERVAL_MS
+    scale = 1000 / KEEPALIVE_TIME_MS
+    min_ping_ms = MIN_PING_INTERVAL_MS if policy == "agreed" else 300_000
+    ref = Referee(tmp_path, "127.0.0.1:0", "--min-ping-interval-ms", str(round(min_ping_ms * scale)))
+    monkeypatch.setenv("PEPPER_KEEPALIVE_MS", "1000")
+    bot = NodeBot(node, tmp_path, ref.address, "node-k", ref.register("node-k"))
+    try:
+        ref.wait_connections("node-k", 1, bot)
+        end = time.monotonic() + 8
+        while time.monotonic() < end and "ended" not in bot.stderr():
+            time.sleep(0.2)
+        if policy == "agreed":
+            assert "ended" not in bot.stderr() and bot.stderr().count("connected to") == 1, bot.stderr()
+            assert ref.connections("node-k") == 1
+        else:
+            assert "ended" in bot.stderr(), bot.stderr()
+    finally:
+        code = bot.stop()
+        ref.close()
+    assert code == 0, bot.stderr()

@@ -4,14 +4,23 @@
 // Hello -> Welcome, then for every Batch: remember game starts, answer every
 // request (in one AnswerBatch), log notices and game ends. The referee sends
 // the next Batch only once the previous one is fully answered. If the stream
-// drops, reconnect with exponential backoff; stop() ends it cleanly.
+// drops, reconnect with exponential backoff; stop() ends it cleanly. A
+// DRAINING notice (protocol 1.3: the tournament is over) ends the run with
+// exit code 0 once the bot's games are over, instead of reconnecting.
 
 const path = require('node:path');
 const fs = require('node:fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTOCOL_VERSION = '1.2';
+const PROTOCOL_VERSION = '1.3';
+/**
+ * Keepalive pings, agreed with the referee: it accepts pings 20 s apart (referee/service/config.py,
+ * MIN_PING_INTERVAL_MS; docs/protocol.md, "Keepalive"); pinging more often gets GOAWAY "too_many_pings".
+ * The Python SDK pings at the same rate (sdk/python/pepper_bot/runner.py, KEEPALIVE_TIME_MS).
+ */
+const KEEPALIVE_TIME_MS = 30000;
+const KEEPALIVE_TIMEOUT_MS = 10000; // no ping ack within this: the connection is dead, reconnect
 /** The protocol files, straight from the repository: <repo>/proto (this file is <repo>/sample_bots/node/lib/client.js). */
 const DEFAULT_PROTO_DIR = path.resolve(__dirname, '..', '..', '..', 'proto');
 /** A refused Hello: retrying cannot help. */
@@ -77,9 +86,10 @@ class BotClient {
    * @param {object} o.log       { debug, info, warn, error }
    * @param {string} [o.tlsCa]   PEM file of a CA: connect with TLS
    * @param {string} [o.protoDir]
+   * @param {number} [o.keepaliveMs] keepalive ping interval (default KEEPALIVE_TIME_MS)
    */
   constructor(o) {
-    this.o = { maxBatch: 0, minBackoffMs: 200, maxBackoffMs: 10000, ...o };
+    this.o = { maxBatch: 0, minBackoffMs: 200, maxBackoffMs: 10000, keepaliveMs: KEEPALIVE_TIME_MS, ...o };
     this.log = o.log;
     const creds = o.tlsCa ? grpc.credentials.createSsl(fs.readFileSync(o.tlsCa)) : grpc.credentials.createInsecure();
     this.protoDir = o.protoDir || DEFAULT_PROTO_DIR;
@@ -87,20 +97,32 @@ class BotClient {
     this.stub = new BotService(o.address, creds, {
       'grpc.max_receive_message_length': 64 * 1024 * 1024,
       'grpc.max_send_message_length': 16 * 1024 * 1024,
+      'grpc.keepalive_time_ms': this.o.keepaliveMs,
+      'grpc.keepalive_timeout_ms': KEEPALIVE_TIMEOUT_MS,
+      'grpc.keepalive_permit_without_calls': 1,
     });
     this.games = new Map(); // game_id -> { ruleset, family, players, hand_size, target_score, seats: Set }
     this.stats = { connections: 0, batches: 0, decisions: 0, fallbacks: 0, notices: 0, gamesEnded: 0 };
     this.stopping = false;
+    this.drained = false; // the referee sent DRAINING: no more games; exit once the stream ends
     this.call = null;
     this.wakeUp = null;
   }
 
-  /** Serve until stop(). Resolves with the exit code: 0 after stop(), 2 if the referee refuses the bot. */
+  /**
+   * Serve until stop() or the referee drains. Resolves with the exit code: 0 after stop() or a drain, 2 if the
+   * referee refuses the bot.
+   */
   async run() {
     let attempt = 0;
     while (!this.stopping) {
       const end = await this.session();
       if (this.stopping) break;
+      if (this.drained) {
+        this.stopping = true;
+        this.log.info(`the referee drained; exiting: ${this.summary()}`);
+        break;
+      }
       if (FATAL_CODES.has(end.code)) {
         this.log.error(`the referee refused the bot: ${end.reason}`);
         return 2;
@@ -156,13 +178,16 @@ class BotClient {
             + `(protocol ${w.protocol_version}, batches of up to ${w.max_batch})`);
         } else if (msg.message === 'batch') {
           const answers = this.onBatch(msg.batch);
-          if (answers.length === 0 || this.stopping) return;
-          try {
-            call.write({ answers: { answers } }); // the whole Batch in one AnswerBatch
-          } catch (err) {
-            this.log.error(`cannot send ${answers.length} answers: ${err.message}; reconnecting`);
-            call.cancel();
+          if (answers.length > 0 && !this.stopping) {
+            try {
+              call.write({ answers: { answers } }); // the whole Batch in one AnswerBatch
+            } catch (err) {
+              this.log.error(`cannot send ${answers.length} answers: ${err.message}; reconnecting`);
+              call.cancel();
+            }
           }
+          // Nothing left to play after a DRAINING notice: end the stream rather than wait for the referee.
+          if (this.drained && this.games.size === 0 && !call.writableEnded) call.end();
         }
       });
       call.on('error', (err) => { error = err; }); // followed by 'status'
@@ -249,9 +274,16 @@ class BotClient {
 
   onNotice(n) {
     this.stats.notices += 1;
+    if (n.code === 'NOTICE_CODE_DRAINING') {
+      this.drained = true;
+      this.log.info(`the referee is draining: ${n.message || 'no reason given'}`);
+      return;
+    }
     this.log.warn(`notice ${n.code} game ${n.game_id || '-'} request ${n.request_id}: ${n.message}`
       + `${n.fallback_action ? ` (fallback: ${n.fallback_action})` : ''}`);
   }
 }
 
-module.exports = { BotClient, loadBotService, chooseAction, PROTOCOL_VERSION, DEFAULT_PROTO_DIR };
+module.exports = {
+  BotClient, loadBotService, chooseAction, PROTOCOL_VERSION, DEFAULT_PROTO_DIR, KEEPALIVE_TIME_MS,
+};

@@ -17,6 +17,16 @@ know the bot yet), in which case it keeps retrying. SIGTERM and SIGINT stop
 the bot cleanly (exit code 0). With no connection for ``give_up_after``
 seconds the bot gives up (exit code 1).
 
+When the referee drains (the tournament is over, or the server shuts down) it
+sends a DRAINING notice (protocol 1.3) before ending the stream: the runner
+then plays out the seats it holds, ends the stream itself once it holds none,
+logs why and exits 0 instead of reconnecting.
+
+Keepalive: the channel pings the referee every ``KEEPALIVE_TIME_MS`` (30 s),
+also while the bot has no game, so that a dead connection is noticed; the
+referee accepts pings 20 s apart (referee/service/config.py,
+``MIN_PING_INTERVAL_MS``; docs/protocol.md, "Keepalive").
+
 Policy errors: when ``decide()`` raises or returns something that is not one
 of the legal actions, the runner answers the first legal action instead (a
 *fallback*) and marks the answer as one (``Answer.fallback``, protocol 1.2), so
@@ -55,7 +65,7 @@ from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 from .bot import Bot, as_bot
 from .convert import event_to_dict, game_end_to_dict, game_start_to_dict, notice_code, request_view
 
-__all__ = ["run_bot", "main", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED"]
+__all__ = ["run_bot", "main", "DEFAULT_REFEREE", "EXIT_OK", "EXIT_GAVE_UP", "EXIT_REFUSED", "KEEPALIVE_TIME_MS"]
 
 log = logging.getLogger("pepper.bot")
 
@@ -66,6 +76,13 @@ EXIT_OK, EXIT_GAVE_UP, EXIT_REFUSED = 0, 1, 2
 _REFUSED = {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.FAILED_PRECONDITION,
             grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNIMPLEMENTED}
 _QUIET_NOTICES = {"cancelled", "stale-request"}
+_DRAINING = "draining"
+
+# Keepalive pings, agreed with the referee: it accepts pings 20 s apart (referee/service/config.py,
+# MIN_PING_INTERVAL_MS; docs/protocol.md, "Keepalive"); pinging more often gets GOAWAY "too_many_pings".
+# $PEPPER_KEEPALIVE_MS (or run_bot's keepalive_ms) changes the interval, for tests that scale both sides.
+KEEPALIVE_TIME_MS = 30_000
+KEEPALIVE_TIMEOUT_MS = 10_000     # no ping ack within this: the connection is dead, reconnect
 _MAX_TRACEBACKS = 10
 
 # The stable markers of the bot's log (see the module docstring): a policy error line, and the summary.
@@ -103,9 +120,11 @@ class Runner:
     """Runs one bot until it is stopped, refused, or gives up reconnecting."""
 
     def __init__(self, bot: Bot, referee: str, token: str, name: str, max_batch: int = 0, *,
-                 tls_ca: str | None = None, give_up_after: float | None = 300.0):
+                 tls_ca: str | None = None, give_up_after: float | None = 300.0, keepalive_ms: int = KEEPALIVE_TIME_MS):
         self.bot, self.referee, self.token, self.name = bot, referee, token, name
         self.max_batch, self.tls_ca, self.give_up_after = max_batch, tls_ca, give_up_after
+        self.keepalive_ms = keepalive_ms
+        self.drained = False     # the referee sent DRAINING: no more games; exit once the stream ends
         wants = getattr(bot, "wants_events", None)
         self.wants_events = bool(wants) if wants is not None else type(bot).on_event is not Bot.on_event
         self.seats: dict[str, set[int]] = {}   # game -> seats held on the current connection
@@ -143,6 +162,9 @@ class Runner:
         while True:
             attempt += 1
             welcomed, code, details = self._session()
+            if self.drained:
+                log.info("the referee drained; exiting: %s", self._summary())
+                return EXIT_OK
             if welcomed:
                 accepted_once = True
                 backoff = 0.1
@@ -165,7 +187,9 @@ class Runner:
 
     def _channel(self) -> grpc.Channel:
         opts = [("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 64 << 20),
-                ("grpc.keepalive_time_ms", 30_000), ("grpc.keepalive_timeout_ms", 10_000), ("grpc.enable_retries", 0)]
+                ("grpc.keepalive_time_ms", self.keepalive_ms), ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+                ("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.max_pings_without_data", 0),
+                ("grpc.enable_retries", 0)]
         if self.tls_ca:
             creds = grpc.ssl_channel_credentials(root_certificates=Path(self.tls_ca).read_bytes())
             return grpc.secure_channel(self.referee, creds, options=opts)
@@ -195,6 +219,8 @@ class Runner:
                     answers = self._batch(resp.batch, time.monotonic())
                     if answers:
                         out.put(bot_pb2.ConnectRequest(answers=bot_pb2.AnswerBatch(answers=answers)))
+                    if self.drained and not self.seats:
+                        out.put(None)   # nothing left to play: end the stream rather than wait for the referee
                 elif which == "welcome":
                     welcomed = True
                     w = resp.welcome
@@ -303,6 +329,10 @@ class Runner:
     def _notice(self, n: bot_pb2.Notice) -> None:
         code = notice_code(n.code)
         self.stats["notice-" + code] += 1
+        if code == _DRAINING:
+            self.drained = True
+            log.info("the referee is draining: %s", n.message or "no reason given")
+            return
         level = logging.INFO if code in _QUIET_NOTICES else logging.WARNING
         fb = f" (the referee played {n.fallback_action})" if n.fallback_action else ""
         log.log(level, "referee notice %s for request %d%s: %s%s", code, n.request_id,
@@ -340,7 +370,7 @@ def setup_logging(level: str | int | None = None) -> None:
 
 def run_bot(bot, referee: str | None = None, token: str | None = None, name: str | None = None, max_batch: int = 0, *,
             tls_ca: str | None = None, log_level: str | None = None, give_up_after: float | None = 300.0,
-            install_signal_handlers: bool = True) -> int:
+            install_signal_handlers: bool = True, keepalive_ms: int | None = None) -> int:
     """Connect ``bot`` to a referee and play until stopped. Returns the exit code (0 stopped, 1 gave up, 2 refused).
 
     ``bot``: a :class:`Bot` (or a policy object / class with ``decide``).
@@ -348,6 +378,8 @@ def run_bot(bot, referee: str | None = None, token: str | None = None, name: str
     variables ``PEPPER_REFEREE``, ``PEPPER_TOKEN`` and ``PEPPER_BOT_NAME``
     (then 127.0.0.1:50051 and the bot's ``name``). ``max_batch``: the most
     requests per Batch the bot asks for (0: the referee's default).
+    ``keepalive_ms``: the keepalive ping interval (default ``$PEPPER_KEEPALIVE_MS``, then
+    :data:`KEEPALIVE_TIME_MS`); the referee tells a bot that pings more often than it allows to go away.
     """
     setup_logging(log_level)
     bot = as_bot(bot)
@@ -361,9 +393,18 @@ def run_bot(bot, referee: str | None = None, token: str | None = None, name: str
     if max_batch < 0:
         log.error("max_batch must be >= 0")
         return EXIT_REFUSED
+    if keepalive_ms is None:
+        env = os.environ.get("PEPPER_KEEPALIVE_MS") or str(KEEPALIVE_TIME_MS)
+        if not env.isdigit():
+            log.error("PEPPER_KEEPALIVE_MS must be a whole number of milliseconds, got %r", env)
+            return EXIT_REFUSED
+        keepalive_ms = int(env)
+    if keepalive_ms < 1:
+        log.error("keepalive_ms must be >= 1, got %d", keepalive_ms)
+        return EXIT_REFUSED
     log.info("bot %s (%s) connecting to %s", name, type(getattr(bot, "policy", bot)).__name__, referee)
-    return Runner(bot, referee, token, name, max_batch, tls_ca=tls_ca, give_up_after=give_up_after).run(
-        install_signal_handlers)
+    return Runner(bot, referee, token, name, max_batch, tls_ca=tls_ca, give_up_after=give_up_after,
+                  keepalive_ms=keepalive_ms).run(install_signal_handlers)
 
 
 def add_connection_args(ap: argparse.ArgumentParser) -> None:
