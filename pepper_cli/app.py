@@ -11,6 +11,8 @@ Heavy modules are imported inside the commands so ``pepper --help`` stays fast.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from referee.service.cli import app as referee_app
@@ -23,6 +25,31 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Pepper Arena: the rules, the referee, bots and their conformance checks, tournaments and results.",
 )
+
+
+def version_line() -> str:
+    """What ``pepper --version`` prints: the installed pepper-arena, and the protocol (package and version) it speaks."""
+    from importlib.metadata import version
+
+    from pepper_proto import PROTOCOL_VERSION
+    from pepper_proto.v1 import bot_pb2
+
+    return f"pepper {version('pepper-arena')} (protocol {bot_pb2.DESCRIPTOR.package} {PROTOCOL_VERSION})"
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(version_line())
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                                help="Print the version and the protocol version, and exit.")] = False,
+          ) -> None:
+    pass
+
+
 app.add_typer(rules.app, name="rules")
 for command in (play.simulate, play.play, play.replay):
     app.command()(command)

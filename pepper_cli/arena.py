@@ -132,7 +132,7 @@ def _id_range(st, run_id: int | None = None) -> str:
 def _open_existing(db: Path):
     if not db.exists():
         _fail(f"no results database at {db} (run `pepper arena run` first, or pass --db)")
-    return _store(db)
+    return _store(db, read_only=True)
 
 
 def _pool_ruleset(st, db: Path, ruleset: str, players: int | None) -> str:
@@ -195,7 +195,7 @@ def _print_table(st, pool: str, wide: bool = False) -> None:
 def arena_table(
     ruleset: Annotated[str | None, typer.Option("--ruleset", "-r")] = None,
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: [rows]}.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: \\[rows]}.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a pool column.")] = False,
     wide: WideOption = False,
     db: DbOption = Path("arena.db"),

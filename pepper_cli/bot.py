@@ -86,7 +86,7 @@ def bot_register(
 @app.command("list")
 def bot_list(db: DbOption = Path("arena.db"), json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
     """The registered bots."""
-    st = _store(db)
+    st = _store(db, read_only=True)
     bots = st.bots()
     if json_out:
         typer.echo(json.dumps([{"name": b.name, "kind": b.kind, "command": b.command, "cwd": b.cwd,
@@ -106,7 +106,7 @@ def bot_list(db: DbOption = Path("arena.db"), json_out: Annotated[bool, typer.Op
 @app.command("token")
 def bot_token(name: Annotated[str, typer.Argument(help="A registered bot.")], db: DbOption = Path("arena.db")) -> None:
     """Print a bot's token (what a remote bot presents as PEPPER_TOKEN); keep it secret."""
-    st = _store(db)
+    st = _store(db, read_only=True)
     b = st.bot(name)
     if b is None:
         _fail(f"no bot named {name!r} in {db} (see `pepper bot list`)")
@@ -125,12 +125,12 @@ def bot_remove(name: str, db: DbOption = Path("arena.db")) -> None:
 @app.command()
 def run(
     target: Annotated[str, typer.Argument(help="FILE.py[:CLASS], MODULE[:CLASS], or a sample bot: random, heuristic, montecarlo")],
-    referee: Annotated[str | None, typer.Option(envvar="PEPPER_REFEREE", help="HOST:PORT of the referee [default: 127.0.0.1:50051]")] = None,
+    referee: Annotated[str | None, typer.Option(envvar="PEPPER_REFEREE", help="HOST:PORT of the referee \\[default: 127.0.0.1:50051]")] = None,
     token: Annotated[str | None, typer.Option(envvar="PEPPER_TOKEN", help="the bot's token")] = None,
-    name: Annotated[str | None, typer.Option(envvar="PEPPER_BOT_NAME", help="the bot's registered name [default: the bot's name]")] = None,
+    name: Annotated[str | None, typer.Option(envvar="PEPPER_BOT_NAME", help="the bot's registered name \\[default: the bot's name]")] = None,
     max_batch: Annotated[int, typer.Option(help="most decision requests per batch (0: the referee's default)")] = 0,
     tls_ca: Annotated[str | None, typer.Option(envvar="PEPPER_TLS_CA", help="PEM CA certificate: connect with TLS")] = None,
-    log_level: Annotated[str | None, typer.Option(envvar="PEPPER_LOG_LEVEL", help="debug, info, warning or error [default: info]")] = None,
+    log_level: Annotated[str | None, typer.Option(envvar="PEPPER_LOG_LEVEL", help="debug, info, warning or error \\[default: info]")] = None,
     give_up_after: Annotated[float, typer.Option(help="seconds without a connection before exiting")] = 300.0,
 ) -> None:
     """Run a bot: connect to the referee and play every seat it is given, until SIGTERM/SIGINT."""

@@ -51,12 +51,15 @@ def new_game(rs: Ruleset, players: int | None, seed: int) -> Game:
         fail(str(e))
 
 
-def open_store(db: Path) -> Store:
-    """The results database, with the sample bots registered (created if it does not exist yet)."""
+def open_store(db: Path, *, read_only: bool = False) -> Store:
+    """The results database. A new one is created, with the sample bots registered. ``read_only`` for commands
+    that only read: an existing database is opened read-only, so that they work where it cannot be written."""
     from arena.registry import ensure_sample_bots
     from arena.store import Store, StoreError
 
     try:
+        if read_only and db.exists():
+            return Store(db, read_only=True)
         st = Store(db)
         ensure_sample_bots(st, note=lambda m: typer.echo(m, err=True))
         return st

@@ -22,6 +22,7 @@ arena lives in this package.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
 import time
@@ -64,18 +65,61 @@ def _seat(row: tuple) -> Seat:
 
 
 class Store:
-    def __init__(self, path: str | Path = "arena.db"):
+    """The results database at ``path``; ``read_only`` for the commands that only read it, so that they work on
+    a file the user cannot write (and cannot change it by mistake)."""
+
+    def __init__(self, path: str | Path = "arena.db", *, read_only: bool = False):
         self.path = Path(path)
         try:
-            if self.path.parent and not self.path.parent.exists():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self._migrate()
-            self.db.execute("PRAGMA foreign_keys=ON")
+            if read_only:
+                self._open_read_only()
+            else:
+                self._open_writable()
         except sqlite3.DatabaseError as e:
-            raise StoreError(self._explain(e)) from None
+            raise StoreError(self._explain(e, reading=read_only)) from None
+
+    def _open_writable(self) -> None:
+        folder = self.path.parent
+        if not folder.is_dir():  # a mistyped path should not quietly grow a directory tree
+            raise StoreError(f"{self.path}: the directory {folder} does not exist; create it first "
+                             f"(mkdir -p {folder}) or choose another path with --db")
+        if not os.access(folder, os.W_OK) or (self.path.exists() and not os.access(self.path, os.W_OK)):
+            raise StoreError(self._cannot_write("it is read-only for this user"))
+        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self._migrate()
+        self.db.execute("PRAGMA foreign_keys=ON")
+
+    def _open_read_only(self) -> None:
+        if not self.path.is_file():
+            raise StoreError(f"{self.path}: no results database there (run `pepper arena run` first, or pass --db)")
+        self.db = self._connect_read_only()
+        version = self._version()
+        if version > LATEST:
+            raise StoreError(self._too_new(version))
+        if version < LATEST:  # migrating writes: done by a writable opening, then read as usual
+            self.db.close()
+            if not self._writable():
+                raise StoreError(
+                    f"{self.path}: the results database has schema version {version} and must be migrated to "
+                    f"version {LATEST} before it can be read, which writes it, and it is read-only here; make the "
+                    f"file and its directory writable and run the same command again (the migration keeps a copy "
+                    f"of the file as it was beside it), or copy it to a writable place and pass --db COPY")
+            Store(self.path).close()
+            self.db = self._connect_read_only()
+
+    def _writable(self) -> bool:
+        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        # A WAL database is read through its -wal and -shm files, which a reader creates if they are missing. Where
+        # it cannot (a read-only file or directory) and there is no -wal, every write is checkpointed into the file:
+        # read it as immutable, without side files or locks.
+        wal = self.path.with_name(self.path.name + "-wal")
+        immutable = "&immutable=1" if not wal.exists() and not self._writable() else ""
+        uri = f"{self.path.resolve().as_uri()}?mode=ro{immutable}"
+        return sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
 
     # -- opening: schema version and migrations ---------------------------------------------------
     def _version(self) -> int:
@@ -95,8 +139,7 @@ class Store:
     def _migrate(self) -> None:
         version = self._version()
         if version > LATEST:
-            raise StoreError(f"{self.path}: the results database has schema version {version}, newer than this arena "
-                             f"reads (up to {LATEST}); upgrade pepper-arena to open it, or use another --db")
+            raise StoreError(self._too_new(version))
         if version == LATEST:
             return
         backup = None
@@ -125,12 +168,24 @@ class Store:
                              f"failed: {e}; the file is unchanged{kept}. Report this, and use another --db meanwhile"
                              ) from None
 
-    def _explain(self, e: Exception) -> str:
+    def _too_new(self, version: int) -> str:
+        return (f"{self.path}: the results database has schema version {version}, newer than this arena reads "
+                f"(up to {LATEST}); upgrade pepper-arena to open it, or use another --db")
+
+    def _cannot_write(self, why: str) -> str:
+        return (f"{self.path}: cannot write the results database ({why}), and this command writes it: make the file "
+                "and its directory writable (SQLite keeps its -wal and -shm files beside it), or choose a writable "
+                "path with --db")
+
+    def _explain(self, e: Exception, *, reading: bool = False) -> str:
         msg = str(e)
         if "full" in msg:
             return f"{self.path}: the disk is full ({msg}); free some space and run the same command again to resume"
+        if reading and ("readonly" in msg or "unable to open" in msg):
+            return (f"{self.path}: cannot read the results database ({msg}); check that you may read the file and "
+                    "its directory, and that its -wal and -shm files beside it, if any, are readable")
         if "readonly" in msg or "unable to open" in msg:
-            return f"{self.path}: cannot write the results database ({msg}); choose a writable path with --db"
+            return self._cannot_write(msg)
         if "disk I/O error" in msg:
             return (f"{self.path}: cannot write the results database ({msg}): the disk may be full, over a file size "
                     "limit or failing; fix that and run the same command again to resume (what was stored is kept), "
