@@ -43,6 +43,11 @@ from .store import Bot, BotKind, Store
 ADAPTIVE_ROUND_GAMES = 24
 # Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1).
 UNCERTAINTY_WEIGHT = 0.05
+# CreateGame calls in flight at once, whatever --concurrency says. A gRPC server queues the calls that arrive
+# faster than it takes them up (the Python server takes one at a time, between the referee's other work), and
+# past about 1,000 queued calls it cancels new ones at random: the caller gets CANCELLED with no details. So
+# games are created through this window; each game's WaitGame follows its CreateGame, paced by it.
+CREATE_WINDOW = 100
 
 
 @dataclass
@@ -75,6 +80,7 @@ class Arena:
         self._down_since: dict[str, float] = {}   # bot (or "" for the referee) -> when its games began to wait
         self._told: set[str] = set()
         self._wait_lock = asyncio.Lock()
+        self._create_window = asyncio.Semaphore(CREATE_WINDOW)
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -193,7 +199,8 @@ class Arena:
         needs: its process restarting, a remote bot reconnecting), restart and wait, then try again."""
         while True:
             try:
-                created = await stub.CreateGame(req, metadata=md)
+                async with self._create_window:
+                    created = await stub.CreateGame(req, metadata=md)
             except grpc.aio.AioRpcError as e:
                 if e.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
@@ -375,4 +382,4 @@ def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress
         store.close()
 
 
-__all__ = ["ADAPTIVE_ROUND_GAMES", "Arena", "ArenaError", "Progress", "RunConfig", "UsageError", "run"]
+__all__ = ["ADAPTIVE_ROUND_GAMES", "CREATE_WINDOW", "Arena", "ArenaError", "Progress", "RunConfig", "UsageError", "run"]
