@@ -65,6 +65,7 @@ def test_a_bot_that_cannot_start_is_withdrawn_the_others_play_on_and_the_run_res
     assert "the others play on (random, heuristic)" in text, text
     # The others' games (2 matches of 2 games of the 6) are played and rated; broken's 8 are not played.
     assert "8 planned game(s) with them not played" in text, text
+    assert "4/12 games in" in out.stdout and "(0 faults; withdrawn: broken, 8 games not played)" in out.stdout, out.stdout
     assert games_by(db) == {"random": 4, "heuristic": 4}
     assert count(db, "SELECT COUNT(*) FROM planned_games") == 12 and count(db, "SELECT COUNT(*) FROM games") == 4
     # The same command resumes the same run: broken is withdrawn again, nothing is played twice.
