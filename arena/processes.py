@@ -16,14 +16,27 @@ from .registry import expand
 from .store import Bot
 
 
+class BotStartError(ArenaError):
+    """A command bot's process could not be started (a missing program, a bad command line); ``why`` says so
+    after the bot's name."""
+
+    def __init__(self, bot: Bot, reason: str):
+        self.why = (f"cannot be started with command {bot.command!r}: {reason} "
+                    f"(fix it with `pepper bot remove {bot.name}` and register it again)")
+        super().__init__(f"bot {bot.name!r} {self.why}")
+
+
 @contextmanager
-def _explained(bot: Bot) -> Iterator[None]:
-    """A bot that cannot be started: say how to fix its registration."""
+def _explained(bot: Bot, log: Path) -> Iterator[None]:
+    """A bot that cannot be started: say how to fix its registration, in the error and in its log (its one record)."""
     try:
         yield
     except StartError as e:
-        raise ArenaError(f"cannot start bot {bot.name!r} with command {bot.command!r}: {e.reason}; "
-                         f"fix it with `pepper bot remove {bot.name}` and register it again") from None
+        error = BotStartError(bot, e.reason)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"pepper arena: {error}\n")
+        raise error from None
 
 
 class RefereeProcess:
@@ -55,6 +68,10 @@ class RefereeProcess:
 class BotProcesses:
     """The processes of one command bot (a :class:`~supervisor.Supervisor`: per-slot restart backoff)."""
 
+    # Deaths in a row of one process, each soon after its start (Supervisor.STABLE_S), after which the bot is
+    # withdrawn from the run rather than restarted again: with the backoff, about 16 s of trying.
+    RESTART_BUDGET = 8
+
     def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1,
                  runtime: Runtime | None = None):
         self.bot = bot
@@ -64,7 +81,7 @@ class BotProcesses:
             "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
         # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
         slots = max(1, bot.processes, at_least)
-        with _explained(self.bot):
+        with _explained(self.bot, self.log_path):
             spec = ProcessSpec.command(f"bot {bot.name!r}", expand(bot.command or ""), self.log_path, cwd=bot.cwd, env=env)
             self.sup = Supervisor(spec, slots, runtime)
 
@@ -74,8 +91,12 @@ class BotProcesses:
 
     def check(self) -> int:
         """Restart the dead processes whose delay is over (never blocks); returns how many were restarted."""
-        with _explained(self.bot):
+        with _explained(self.bot, self.log_path):
             return self.sup.check()
+
+    def keeps_crashing(self) -> bool:
+        """One of its processes has died soon after its start RESTART_BUDGET times in a row."""
+        return any(self.sup.quick_deaths(i) >= self.RESTART_BUDGET for i in range(len(self.sup.handles)))
 
     def all_dead(self) -> bool:
         return self.sup.all_dead()

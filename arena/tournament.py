@@ -12,8 +12,11 @@
    :mod:`arena.results`) and its TrueSkill update are stored in one transaction;
 5. restarts a bot process that dies (its games in flight are recorded with a
    disconnect fault by the referee, under the game's failure policy). A game
-   whose bot is down (restarting, or a remote bot reconnecting) waits for it;
-   only a bot that stays down for minutes ends the run (it stays resumable).
+   whose bot is down (restarting, or a remote bot reconnecting) waits for it.
+6. withdraws a broken entrant (it cannot start, never connects, keeps
+   crashing, or stays down for minutes) with a message naming its log: its
+   games not yet begun are not played (they stay pending, so the same command
+   plays them once it is fixed) and the others play on, while 2 bots are left.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pepper_proto.v1 import control_pb2, control_pb2_grpc
 from . import results, schedule
 from .config import RunConfig
 from .errors import ArenaError, UsageError
-from .processes import BotProcesses, RefereeProcess
+from .processes import BotProcesses, BotStartError, RefereeProcess
 from .ratings import DEFAULT_SIGMA, Rater, pool_name
 from .store import Bot, BotKind, Store
 
@@ -57,6 +60,12 @@ class Progress:
     faults: int = 0
     started: float = field(default_factory=time.time)
     in_flight: int = 0
+    withdrawn: list[str] = field(default_factory=list)  # bots withdrawn from the run (see Arena._withdraw)
+    not_played: int = 0                                 # planned games left unplayed because a bot of theirs was withdrawn
+
+
+class Withdrawn(Exception):
+    """A game's bot was withdrawn from the run: the game is not played (it stays pending)."""
 
 
 # ----------------------------------------------------------------------------- the run
@@ -81,6 +90,8 @@ class Arena:
         self._told: set[str] = set()
         self._wait_lock = asyncio.Lock()
         self._create_window = asyncio.Semaphore(CREATE_WINDOW)
+        self._entrants: list[str] = []
+        self._withdrawn: dict[str, str] = {}      # bot -> why it was withdrawn from this run
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -122,10 +133,14 @@ class Arena:
             stub = control_pb2_grpc.ControlServiceStub(channel)
             md = (("authorization", f"Bearer {token}"),)
             need = self._connections_needed(names)
+            self._entrants = names
             for b in bots:
                 await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
                 if b.kind is BotKind.COMMAND:
-                    procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env, need[b.name]))
+                    try:
+                        procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env, need[b.name]))
+                    except BotStartError as e:
+                        self._withdraw(b.name, e.why, log_dir / f"bot-{b.name}.log")
             self._procs = {p.bot.name: p for p in procs}
             remote = [b.name for b in bots if b.kind is BotKind.REMOTE]
             self._remote = set(remote)
@@ -135,8 +150,14 @@ class Arena:
                             "a connection holds one seat of a game, so a bot needs a connection for each seat it takes)")
             await self._await_connections(stub, md, bots, procs, need, timeout=600.0 if remote else 60.0)
             progress = await self._play(stub, md, run_id, names, procs)
-            if not self.store.pending(run_id) and (not self.cfg.adaptive or self.store.planned_count(run_id) >= self.cfg.games):
+            pending = self.store.pending(run_id)
+            if not pending and (not self.cfg.adaptive or self.store.planned_count(run_id) >= self.cfg.games):
                 self.store.finish_run(run_id)
+            if self._withdrawn:
+                progress.withdrawn = sorted(self._withdrawn)
+                progress.not_played = sum(1 for g in pending if self._withdrawn.keys() & set(g.seats))
+                self.notify(f"withdrawn from this run: {', '.join(progress.withdrawn)}; {progress.not_played} planned "
+                            "game(s) with them not played (fix them, then run the same command again to play those)")
             return run_id, progress
         except grpc.aio.AioRpcError as e:
             raise ArenaError(f"referee at {address}: {e.code().name}: {e.details()}") from None
@@ -157,47 +178,87 @@ class Arena:
 
     async def _await_connections(self, stub, md, bots: list[Bot], procs: list[BotProcesses], need: dict[str, int],
                                  timeout: float = 60.0) -> None:
-        want = {b.name for b in bots}
         deadline = time.time() + timeout
         seen: dict[str, int] = {}
         while True:
+            want = {b.name for b in bots} - self._withdrawn.keys()
             info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
             have = {b.name: b.connections for b in info.bots}
             connected = {n for n in want if have.get(n, 0) >= need.get(n, 1)}
             if want <= connected:
                 return
             for p in procs:
+                if p.bot.name not in want:
+                    continue
                 if have.get(p.bot.name, 0):
                     p.connected_once = True
                 # A launched bot that never connected and keeps dying on start (a bad command, a missing
-                # file, an import error) fails now; one that connected before is restarted and waited for.
+                # file, an import error) is withdrawn now; one that connected before is restarted and waited for.
                 if p.all_dead() and not p.connected_once and p.restarts >= 2:
-                    raise ArenaError(f"bot {p.bot.name!r} exited before connecting (exit code {p.exit_codes()}, after "
-                                     f"{p.restarts} restart(s)); last lines of {p.log_path}:\n{p.tail()}")
-                p.check()
+                    self._withdraw(p.bot.name, f"exited before connecting (exit code {p.exit_codes()}, after "
+                                               f"{p.restarts} restart(s))")
+                else:
+                    self._tend(p)
             for n in sorted(self._remote & (want - connected)):
                 if have.get(n, 0) != seen.get(n, 0):   # a remote bot's owner sees its connections arrive
                     self.notify(f"remote bot {n}: {have.get(n, 0)} of {need.get(n, 1)} connections")
                 seen[n] = have.get(n, 0)
             if time.time() > deadline:
-                late = sorted(want - connected)
-                counts = ", ".join(f"{n} ({have.get(n, 0)} of {need.get(n, 1)} connections)" for n in late)
-                launched = [p for p in procs if p.bot.name in late]
-                if launched:
-                    p = launched[0]
-                    raise ArenaError(f"bot(s) {counts} did not connect within {timeout:.0f}s; bot {p.bot.name!r} was "
-                                     f"restarted {p.restarts} time(s); last lines of {p.log_path}:\n{p.tail()}")
-                raise ArenaError(
-                    f"bot(s) {counts} did not connect within {timeout:.0f}s (a remote bot is started by its owner, one "
-                    "process per seat it takes in a game, with PEPPER_REFEREE, PEPPER_BOT_NAME and its token: "
-                    + ", ".join(f"`pepper bot token {n}`" for n in late) + ")")
+                for n in sorted(want - connected):
+                    self._withdraw(n, f"did not connect within {timeout:.0f}s ({have.get(n, 0)} of {need.get(n, 1)} "
+                                      "connections)" + ("" if n in self._procs else self._remote_hint(n, need.get(n, 1))))
+                return
             await asyncio.sleep(0.1)
+
+    # -- withdrawing a broken entrant ----------------------------------------------------------------
+    def _withdraw(self, name: str, why: str, log: Path | None = None) -> None:
+        """Take ``name`` out of the run (``why`` follows "bot NAME"): stop its processes, say why and where its
+        log is; its games that have not begun are not played. ArenaError when the bots left cannot fill a game."""
+        p = self._procs.pop(name, None)
+        if p is not None:
+            p.stop()
+            log = p.log_path
+        self._withdrawn[name] = why
+        self._back(name)
+        where = f"; last lines of its log, {log}:\n{p.tail()}" if p else f"; its log: {log}" if log else ""
+        message = f"bot {name!r} {why}: it is withdrawn from this run{where}"
+        left = [n for n in self._entrants if n not in self._withdrawn]
+        try:
+            if len(left) < 2:
+                raise ValueError(f"{'only ' + left[0] if left else 'no bot'} is left, and a game needs 2 bots")
+            schedule.lineups(left, self.rs, self.players, self.cfg.lineup)
+        except ValueError as e:
+            raise ArenaError(f"{message}\nthe run cannot go on: {e}; fix the bot, then run the same command "
+                             "again to resume the run") from None
+        self.notify(f"{message}\nthe others play on ({', '.join(left)})")
+
+    def _tend(self, p: BotProcesses) -> None:
+        """Restart ``p``'s dead processes; withdraw its bot once it can no longer be started or keeps crashing."""
+        try:
+            p.check()
+        except BotStartError as e:
+            self._withdraw(p.bot.name, e.why)
+            return
+        if p.keeps_crashing():
+            self._withdraw(p.bot.name, f"kept crashing: a process died {p.RESTART_BUDGET} times in a row soon after "
+                                       f"starting ({p.restarts} restart(s) in this run, exit code {p.exit_codes()})")
+
+    def _entered(self, seats: list[str]) -> None:
+        """Withdrawn when a bot of ``seats`` has been withdrawn from the run."""
+        if gone := sorted(self._withdrawn.keys() & set(seats)):
+            raise Withdrawn(", ".join(gone))
+
+    @staticmethod
+    def _remote_hint(name: str, need: int) -> str:
+        return (f"; its owner starts it, {need} process(es) with PEPPER_REFEREE, PEPPER_BOT_NAME and the token "
+                f"`pepper bot token {name}`")
 
     # -- creating a game, waiting out a bot that is down -------------------------------------------
     async def _create(self, stub, md, req: control_pb2.CreateGameRequest, seats: list[str]) -> str:
         """CreateGame; while the referee answers UNAVAILABLE (a bot without the live connections the game
         needs: its process restarting, a remote bot reconnecting), restart and wait, then try again."""
         while True:
+            self._entered(seats)
             try:
                 async with self._create_window:
                     created = await stub.CreateGame(req, metadata=md)
@@ -215,10 +276,12 @@ class Arena:
 
     async def _wait_for(self, stub, md, seats: list[str], detail: str) -> None:
         """Until every bot of ``seats`` has as many live connections as it takes seats (restarting its
-        processes meanwhile); ArenaError once one stays short for longer than its limit. A refusal that
-        is not about connections (the referee draining) is retried under the key ``""``."""
+        processes meanwhile); a bot that stays short for longer than its limit, or keeps crashing, is withdrawn
+        (Withdrawn). A refusal that is not about connections (the referee draining) is retried under the key
+        ``""``, and ends the run (ArenaError) after its limit."""
         delay = 0.05
         while True:
+            self._entered(seats)
             info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
             have = {b.name: b.connections for b in info.bots}
             short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))
@@ -229,7 +292,8 @@ class Arena:
                 again = "" in self._down_since
                 since = self._down_since.setdefault("", now)
                 if now - since > self.cfg.bot_down_s:
-                    raise ArenaError(self._down_message("", 0, 0, now - since, detail))
+                    raise ArenaError(f"the referee refused new games for {now - since:.0f}s: UNAVAILABLE: {detail}; "
+                                     "run the same command again to resume the run")
                 if again:
                     if now - since > 5 and "" not in self._told:
                         self._told.add("")
@@ -240,13 +304,14 @@ class Arena:
                 since = self._down_since.setdefault(n, now)
                 limit = self.cfg.remote_down_s if n in self._remote else self.cfg.bot_down_s
                 if now - since > limit:
-                    raise ArenaError(self._down_message(n, seats.count(n), have.get(n, 0), now - since, detail))
+                    self._withdraw(n, self._down_message(n, seats.count(n), have.get(n, 0), now - since))
                 if now - since > 5 and n not in self._told:
                     self._told.add(n)
                     self.notify(f"waiting for bot {n!r} to get its connections back "
                                 f"({have.get(n, 0)} of {seats.count(n)}); its games wait")
                 if n in self._procs:
-                    self._procs[n].check()
+                    self._tend(self._procs[n])
+                self._entered(seats)
             await asyncio.sleep(delay)
             delay = min(1.0, delay * 2)
 
@@ -255,24 +320,18 @@ class Arena:
         self._down_since.pop(name, None)
         self._told.discard(name)
 
-    def _down_message(self, name: str, need: int, have: int, waited: float, detail: str) -> str:
-        resume = "run the same command again to resume the run"
-        if not name:
-            return f"the referee refused new games for {waited:.0f}s: UNAVAILABLE: {detail}; {resume}"
-        head = f"bot {name!r} has had {have} of the {need} live connection(s) a game needs for {waited:.0f}s"
+    def _down_message(self, name: str, need: int, have: int, waited: float) -> str:
+        head = f"has had {have} of the {need} live connection(s) a game needs for {waited:.0f}s"
         if name in self._procs:
-            p = self._procs[name]
-            return (f"{head}, although its processes were restarted {p.restarts} time(s) in this run; "
-                    f"last lines of {p.log_path}:\n{p.tail()}\n"
-                    f"fix the bot, then {resume} (leaving it out with --bots starts a new run)")
-        return (f"{head}; its owner must restart it ({need} process(es), token: `pepper bot token {name}`), "
-                f"then {resume}")
+            return f"{head}, although its processes were restarted {self._procs[name].restarts} time(s) in this run"
+        return head + self._remote_hint(name, need)
 
     # -- adaptive planning ---------------------------------------------------------------------------
     def _next_adaptive(self, names: list[str], run_id: int) -> int:
         """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings as they
         stand: the round's matches are shared among the line-ups in proportion to their score, TrueSkill
         match quality plus an uncertainty bonus. Returns the matches planned."""
+        names = [n for n in names if n not in self._withdrawn]
         ratings = self.store.ratings(self.pool)
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
@@ -316,6 +375,8 @@ class Arena:
                 self._store_result(run_id, idx, seed, seats, res)
                 progress.done += 1
                 progress.faults += sum(f.illegal + f.malformed + f.timeout + f.disconnect for f in (s.faults for s in res.seats))
+            except Withdrawn:  # a bot of the game was withdrawn: the game is not played
+                pass
             except Exception as e:  # noqa: BLE001 - ends the run, after the loop
                 errors.append(e)
             finally:
@@ -340,12 +401,15 @@ class Arena:
                         self._next_adaptive(names, run_id)
                     continue
                 for g in queue:
+                    if self._withdrawn.keys() & set(g.seats):  # not played (it stays pending)
+                        started.add(g.idx)
+                        continue
                     await sem.acquire()
                     if errors:
                         sem.release()
                         break
-                    for p in procs:
-                        p.check()
+                    for p in list(self._procs.values()):
+                        self._tend(p)
                     started.add(g.idx)
                     progress.in_flight += 1
                     t = asyncio.create_task(one(g.idx, g.seed, g.seats))

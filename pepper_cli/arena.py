@@ -105,7 +105,8 @@ def arena_run(
     n, lo, _hi = st.game_ids(run_id)
     where = (f"; {_id_range(st, run_id)}: replay one with `pepper arena replay {lo}{_db_flag(db)}`, "
              f"list them with `pepper arena games{_db_flag(db)}`") if n else ""
-    typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults){where}")
+    out = f"; withdrawn: {', '.join(prog.withdrawn)}, {prog.not_played} games not played" if prog.withdrawn else ""
+    typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults{out}){where}")
     from arena.ratings import pool_name
 
     _print_table(st, pool_name(rs.name, cfg.resolved_players()), wide)
