@@ -30,7 +30,6 @@ from .convert import (
     deal_result_to_proto,
     decision_kind,
     event_to_proto,
-    fallback_name,
     legal_texts,
     outcome_to_proto,
     protocol_compatible,
@@ -38,6 +37,7 @@ from .convert import (
     ruleset_info,
     view_to_proto,
 )
+from .messages import fallback_name
 
 __all__ = [
     "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "messages", "ITEM_EVENT", "ITEM_GAME_END",

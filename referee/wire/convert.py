@@ -173,14 +173,6 @@ def _texts(legal: list[int], legal_text: list[str] | None) -> list[str]:
     return legal_text if legal_text is not None else [ACTIONS_TEXT[a] for a in legal]
 
 
-def fallback_name(value: int) -> str:
-    """``STRATEGY_FALLBACK_RAISED`` -> ``"raised"`` (an unknown value from a newer bot: its number)."""
-    try:
-        return bot_pb2.StrategyFallback.Name(value).removeprefix("STRATEGY_FALLBACK_").lower()
-    except ValueError:
-        return str(value)
-
-
 def protocol_compatible(version: str) -> bool:
     """True when a bot's protocol version has this referee's major number."""
     major = version.strip().split(".", 1)[0]

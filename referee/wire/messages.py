@@ -33,11 +33,17 @@ SEAT_STATUS = _words(game_pb2.SeatStatus, "SEAT_STATUS_")
 FAULT_KIND = _words(game_pb2.FaultKind, "FAULT_KIND_")
 FAILURE_POLICY = _words(game_pb2.FailurePolicy, "FAILURE_POLICY_")
 NOTICE_CODE = _words(bot_pb2.NoticeCode, "NOTICE_CODE_")
+_FALLBACK_WORD = {v: k for k, v in _words(bot_pb2.StrategyFallback, "STRATEGY_FALLBACK_").items()}
 _POLICY_WORD = {v: k for k, v in FAILURE_POLICY.items()}
 _STATUS_WORD = {v: k for k, v in GAME_STATUS.items()}
 #: The notice a bot gets for its own fault (a disconnect has no one to tell).
 _FAULT_NOTICE = {"illegal": NOTICE_CODE["illegal_action"], "malformed": NOTICE_CODE["malformed_answer"],
                  "timeout": NOTICE_CODE["timeout"]}
+
+
+def fallback_name(value: int) -> str:
+    """``STRATEGY_FALLBACK_RAISED`` -> ``"raised"`` (an unknown value from a newer bot: its number)."""
+    return _FALLBACK_WORD.get(value, str(value))
 
 
 # -- plain values in ----------------------------------------------------------
