@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
+from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 
 from .ratings import DEFAULT_TAU
 
@@ -25,8 +26,8 @@ class RunConfig:
     referee: str | None = None        # use this referee instead of starting one
     listen: str = "127.0.0.1:0"       # where the arena's own referee listens (remote bots connect here)
     control_token: str | None = None
-    deadline_ms: int = 2000           # the referee's own defaults (tests/arena/test_core.py holds them equal)
-    time_bank_ms: int = 10_000
+    deadline_ms: int = DEFAULT_DEADLINE_MS      # the referee's and the checker's defaults (one definition)
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
     db: str = "arena.db"
     log_dir: str = "arena-logs"
     bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)

@@ -39,6 +39,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
+from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 from supervisor import StartError
 
 from .checks import build_checks
@@ -55,8 +56,8 @@ __all__ = ["CheckOptions", "run_check"]
 @dataclass
 class CheckOptions:
     name: str = "bot-under-test"
-    deadline_ms: int = 2000
-    time_bank_ms: int = 4000
+    deadline_ms: int = DEFAULT_DEADLINE_MS       # the referee's and the arena's defaults (one definition)
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
     max_faults: int = 3
     connect_timeout: float = 30.0
     wave_timeout: float = 180.0

@@ -38,8 +38,8 @@ def arena_run(
     control_token: Annotated[str | None, typer.Option(envvar="PEPPER_CONTROL_TOKEN", help="With --referee.")] = None,
     listen: Annotated[str, typer.Option(help="HOST:PORT where the arena's own referee listens (remote bots connect "
                                               "here; 0.0.0.0:PORT for bots on other machines).")] = "127.0.0.1:0",
-    deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision.")] = RunConfig.deadline_ms,
-    time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, drawn on overruns.")] = RunConfig.time_bank_ms,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision, ms, from when the bot could start on it.")] = RunConfig.deadline_ms,
+    time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, ms, drawn on overruns.")] = RunConfig.time_bank_ms,
     mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
     play_forced: Annotated[bool, typer.Option("--play-forced/--ask-forced",
                                               help="Forced moves (one legal action) are played without asking the bot.")] = True,

@@ -1,11 +1,14 @@
 """Server settings: enforcement defaults, limits, credentials, TLS.
 
-The defaults here are the only ones: ``pepper referee serve``'s options read them.
+The defaults here are the only ones: ``pepper referee serve``'s options read them (the default time
+controls are defined in :mod:`referee.wire`, which the arena and the checker can import too).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+
+from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 
 from .enforcement import FaultKind, Verdict
 
@@ -24,8 +27,10 @@ MAX_PING_STRIKES = 2
 class Policy:
     """Enforcement for one game: time limits and what each fault kind leads to."""
 
-    deadline_ms: int = 2000          # per decision, counted from when the batch holding it is sent
-    time_bank_ms: int = 10_000       # per seat per game, drawn when a decision overruns its deadline
+    # Per decision, counted from when the bot could start on it (docs/protocol.md, "Time"); a seat's own
+    # time controls (CreateGameRequest.seat_time_controls) take precedence over these two.
+    deadline_ms: int = DEFAULT_DEADLINE_MS
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS   # per seat per game, drawn when a decision overruns its deadline
     on_illegal: Verdict = Verdict.FALLBACK     # a listed-legal answer is the only one accepted
     on_malformed: Verdict = Verdict.FALLBACK
     on_timeout: Verdict = Verdict.FALLBACK

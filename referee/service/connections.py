@@ -1,4 +1,20 @@
-"""Bot connections: one outbox per stream, batching, the requests in flight and their deadline timer."""
+"""Bot connections: one outbox per stream, batching, the requests in flight and their clock.
+
+Time (docs/protocol.md, "Time"): a connection's requests are served in the
+order sent, so only the oldest open one, the *head*, has a running clock. It
+starts when the bot could start on it: when it was sent, or when the bot's
+previous answer message arrived (or the previous head timed out), whichever is
+later; it expires after its deadline plus its seat's time bank. The m answers
+of one message arriving at T share the time since then: each is charged
+(T - start) / m, which is also the latency recorded for it. So a bot answering
+60 requests of a Batch one by one has the same time per decision as a bot
+given one request at a time.
+
+A hung bot: after its head times out, every request already waiting on the
+connection starts its clock at once (not one after another, which would take
+a queue of n requests n deadlines plus n banks to fault); the next answer
+message returns the connection to one clock at a time.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from referee import wire
 
-from .enforcement import RequestClock
+from .enforcement import RequestClock, shared_ms
 
 if TYPE_CHECKING:
     from .games import GameRun
@@ -30,15 +46,19 @@ class Pending:
 
 
 class Connection:
-    """One bot stream: its outbox, the requests in flight and the deadline timer.
+    """One bot stream: its outbox, the requests in flight and their clock (see the module docstring).
 
-    ``on_expired(p)`` is called (from the timer) for each request whose time ran out.
+    ``on_expired(p)`` is called (from the timer, or before an answer message is applied) for each request
+    whose time ran out.
     """
 
     def __init__(self, cid: str, bot_name: str, max_batch: int, on_expired: Callable[[Pending], None]):
         self.id, self.bot_name, self.max_batch, self.on_expired = cid, bot_name, max_batch, on_expired
         self.outbox: deque = deque()       # lists of item frames, and Pending requests, in order (see push)
         self.in_flight: dict[int, Pending] = {}
+        self._sent: deque[Pending] = deque()   # the requests in flight in the order sent (answered ones popped lazily)
+        self.start = 0.0                   # when the bot could start on the head (the loop's clock, seconds)
+        self.rush = False                  # after a timeout: every request in flight runs its clock from start
         self.closed_ids: dict[int, str] = {}   # recently resolved request ids -> why (stale answers)
         self.seats: set[tuple[GameRun, int]] = set()
         self.wake = asyncio.Event()
@@ -80,11 +100,11 @@ class Connection:
 
     def take_batch(self, now: float) -> bytes | None:
         """A serialized ConnectResponse holding everything pending (at most max_batch requests), or None
-        while the last batch is still open. ``now``: the loop's time; each request's clock starts then."""
+        while the last batch is still open. ``now``: the loop's time; the first request's clock starts then."""
         if self.in_flight or not self.outbox:
             return None
-        items, n, out, fl, cap = [], 0, self.outbox, self.in_flight, self.max_batch
-        soonest = None
+        items, n, out, fl, sent, cap = [], 0, self.outbox, self.in_flight, self._sent, self.max_batch
+        sent.clear()
         while out:
             p = out[0]
             if type(p) is list:
@@ -96,17 +116,75 @@ class Connection:
                 if n == cap:
                     break
                 n += 1
-                exp = p.clock.start(now)
                 fl[p.rid] = p
-                if soonest is None or exp < soonest:
-                    soonest = exp
+                sent.append(p)
                 items.append(p.item)
             out.popleft()
-        if soonest is not None:
-            self._arm(soonest)
+        if n:
+            self.start, self.rush = now, False
+            self._arm(sent[0].clock.expires(now))
         return wire.batch_response(items) if items else None
 
+    # -- the clock ----------------------------------------------------------
+    def head(self) -> Pending:
+        """The oldest request in flight (call only while there is one)."""
+        sent, fl = self._sent, self.in_flight
+        while sent[0].rid not in fl:
+            sent.popleft()
+        return sent[0]
+
+    def expire(self, now: float) -> None:
+        """Time out what is due at ``now``: the head, and after a timeout every request that was waiting.
+
+        Called by the timer, and before an answer message is applied, so that the outcome does not depend
+        on which of the two the event loop runs first."""
+        fl = self.in_flight
+        while fl and not self.closed:
+            if self.rush:
+                start = self.start
+                for p in [p for p in fl.values() if p.clock.expires(start) < now]:
+                    self._expire(p)
+                return
+            head = self.head()
+            at = head.clock.expires(self.start)
+            if at >= now:
+                return
+            self._expire(head)
+            self.start, self.rush = at, True    # the rest were waiting: their clocks all start at once
+
+    def _expire(self, p: Pending) -> None:
+        del self.in_flight[p.rid]
+        self.remember(p.rid, "expired")
+        if not p.cancelled:
+            self.on_expired(p)
+
+    def charge(self, now: float, answers: int) -> float:
+        """``answers`` requests were answered by one message arriving at ``now``: the ms charged to each.
+        The next request's clock starts now, and only its own."""
+        ms = shared_ms(self.start, now, answers)
+        self.start, self.rush = now, False
+        return ms
+
+    def next_expiry(self) -> float | None:
+        """When the next request in flight expires, if none is answered before."""
+        fl = self.in_flight
+        if not fl:
+            return None
+        start = self.start
+        if self.rush:
+            return min(p.clock.expires(start) for p in fl.values())
+        return self.head().clock.expires(start)
+
+    def rearm(self) -> None:
+        """After answers or timeouts: time the next request, or send the next batch when none is in flight."""
+        when = self.next_expiry()
+        if when is not None:
+            self._arm(when)
+        elif self.outbox:
+            self.wake.set()
+
     def _arm(self, when: float) -> None:
+        # A timer that fires early finds nothing due and re-arms (the head's expiry mostly moves later).
         if self._timer is not None and self._timer_at <= when:
             return
         if self._timer is not None:
@@ -119,17 +197,9 @@ class Connection:
         self._timer = None
         if self.closed:
             return
-        now = asyncio.get_running_loop().time()
-        expired = [p for p in self.in_flight.values() if p.clock.expires <= now]
-        for p in expired:
-            del self.in_flight[p.rid]
-            self.remember(p.rid, "expired")
-            if not p.cancelled:
-                self.on_expired(p)
-        if self.in_flight:
-            self._arm(min(p.clock.expires for p in self.in_flight.values()))
-        elif self.outbox:
-            self.wake.set()
+        self.expire(asyncio.get_running_loop().time())
+        if not self.closed:
+            self.rearm()
 
     def final_batch(self) -> bytes | None:
         """After close: what is left to say (notices, events), without requests; then the stream ends."""

@@ -93,38 +93,43 @@ class TimeBank:
 
 
 class RequestClock:
-    """The time of one decision request: its deadline and its seat's time bank, on one time source.
+    """One decision request's time limits: its deadline and its seat's time bank.
 
-    Times are the event loop's clock in seconds (``loop.time()``, monotonic), the
-    same clock its timers run on. The clock starts when the batch holding the
-    request is sent; the request expires at deadline + what is left of the bank.
+    When the clock runs is the connection's business (:class:`.connections.Connection`: one request at a time,
+    from when the bot could start on it); this says when a request started at a given time expires, and
+    charges the time the bot spent on it.
     """
 
-    __slots__ = ("deadline_ms", "bank", "sent_at", "expires")
+    __slots__ = ("deadline_ms", "bank")
 
     def __init__(self, deadline_ms: int, bank: TimeBank):
         self.deadline_ms = deadline_ms
         self.bank = bank
-        self.sent_at = 0.0
-        self.expires = 0.0
 
-    def start(self, now: float) -> float:
-        """The request is sent at ``now``: returns when it expires."""
-        self.sent_at = now
+    def expires(self, start: float) -> float:
+        """When the request times out if the bot could start on it at ``start`` (seconds, the loop's clock):
+        after its deadline plus what is left of the bank."""
         bank = self.bank.ms
-        self.expires = now + (self.deadline_ms + (bank if bank > 0.0 else 0.0)) / 1000.0
-        return self.expires
+        return start + (self.deadline_ms + (bank if bank > 0.0 else 0.0)) / 1000.0
 
-    def expired(self, now: float) -> bool:
-        return now > self.expires
-
-    def stop(self, now: float) -> float:
-        """The answer came at ``now``: the time it took in ms; an overrun is drawn from the bank."""
-        elapsed_ms = (now - self.sent_at) * 1000.0
-        if elapsed_ms > self.deadline_ms:
-            self.bank.ms -= elapsed_ms - self.deadline_ms
-        return elapsed_ms
+    def charge(self, spent_ms: float) -> bool:
+        """The bot spent ``spent_ms`` on this decision: an overrun of the deadline is drawn from the bank.
+        False when it took longer than the deadline plus the bank: a timeout (see :meth:`time_out`)."""
+        over = spent_ms - self.deadline_ms
+        if over <= 0.0:
+            return True
+        bank = self.bank
+        if over > bank.ms:
+            return False
+        bank.ms -= over
+        return True
 
     def time_out(self) -> None:
         """No answer in time: the bank is spent."""
         self.bank.ms = 0.0
+
+
+def shared_ms(start: float, now: float, answers: int) -> float:
+    """The time charged to each of ``answers`` answers that arrived together at ``now``, the bot having been
+    able to start on the first of them at ``start`` (seconds): they share it equally, in ms."""
+    return (now - start) * 1000.0 / answers

@@ -9,9 +9,13 @@ Flow of one decision::
     GameRun.advance()        game waits for seat s -> Pending queued on s's Connection
     Connection.take_batch()  (writer) everything pending goes out in one Batch once
                              the previous Batch is fully answered or expired
-    GameRun.answer()         (reader) answer checked against the request's legal list,
-                             applied, game advanced -> next Pending, events queued
-    Connection timer         deadline + time bank passed -> GameRun.time_out -> fault
+    Referee.on_answers()     (reader) the answers of one message share the bot's time
+                             since it could start on the first (Connection.charge)
+    GameRun.answer()         time charged (bank drawn), answer checked against the
+                             request's legal list, applied, game advanced -> next
+                             Pending, events queued
+    Connection timer         the oldest open request's deadline + time bank passed
+                             -> GameRun.time_out -> fault
 
 Hidden information: a connection only ever receives ``Game.view(seat)`` and
 ``Game.events_for(seat)`` for the seats it was given, converted by
@@ -59,11 +63,12 @@ class SeatRun:
     seat: int
     bot_name: str
     conn: Connection | None
+    deadline_ms: int                   # this seat's time per decision (its own, or the game's policy)
     bank: TimeBank
     status: SeatStatus = SeatStatus.OK
     auto: bool = False                 # decisions are played by fallback (connection lost, policy fallback)
     faults: dict[FaultKind, int] = field(default_factory=lambda: dict.fromkeys(FaultKind, 0))
-    latencies: list[float] = field(default_factory=list)   # ms
+    latencies: list[float] = field(default_factory=list)   # ms the bot spent per decision (Connection.charge)
     conn_id: str = ""
     fallbacks: int = 0                 # answers the bot's SDK marked as fallbacks (Answer.fallback)
     fallback_details: list[str] = field(default_factory=list)   # the first MAX_FALLBACK_DETAILS, "reason: detail"
@@ -137,8 +142,9 @@ class GameRun:
     # -- the game loop ----------------------------------------------------
     def start(self) -> None:
         """Tell every seat the game has begun, then play to the first request."""
-        frames = wire.messages.game_start_frames(self.id, self.game, self.game.ruleset, [sr.bot_name for sr in self.seats],
-                                                 self.policy.deadline_ms, self.policy.time_bank_ms)
+        seats = self.seats
+        frames = wire.messages.game_start_frames(self.id, self.game, self.game.ruleset, [sr.bot_name for sr in seats],
+                                                 [sr.deadline_ms for sr in seats], [sr.bank.left_ms for sr in seats])
         for sr in self.seats:
             sr.conn.seats.add((self, sr.seat))
             sr.conn.push(frames[sr.seat])
@@ -160,7 +166,7 @@ class GameRun:
                 self.decisions += 1
                 continue
             rid = self.next_rid()
-            deadline = self.policy.deadline_ms
+            deadline = sr.deadline_ms
             # Encoded straight from the engine's state (wire.GameEncoder; same bytes as
             # DecisionRequest{view=view_to_proto(g.view(seat))}, see test_wire_fast).
             item = self.enc.request_frame(seat, rid, g.phase, legal, deadline, sr.bank.left_ms)
@@ -213,19 +219,18 @@ class GameRun:
                 for q in self.watchers:
                     q.put_nowait(m)
 
-    def answer(self, p: Pending, ans, now: float) -> None:
-        """Apply a bot's answer to its open request ``p`` (``now``: the loop's time it arrived)."""
-        if p.clock.expired(now):   # the timer has not fired yet, but the time is up
+    def answer(self, p: Pending, ans, spent_ms: float) -> None:
+        """Apply a bot's answer to its open request ``p``; ``spent_ms``: the time charged to it (Connection.charge)."""
+        if not p.clock.charge(spent_ms):   # longer than the deadline plus what was left of the bank
             self.time_out(p)
             return
-        elapsed_ms = p.clock.stop(now)
         try:
             action = wire.resolve_answer(ans, p.legal)
         except wire.AnswerError as e:
             self.guard(self.fault, p.seat, FaultKind(e.kind), p, str(e))
             return
         sr = self.seats[p.seat]
-        sr.latencies.append(elapsed_ms)
+        sr.latencies.append(spent_ms)
         if ans.fallback:   # the bot's strategy failed and its SDK answered for it: legal, but counted
             sr.fallbacks += 1
             if len(sr.fallback_details) < MAX_FALLBACK_DETAILS:

@@ -100,11 +100,18 @@ class Referee:
 
     # -- answers ----------------------------------------------------------
     def on_answers(self, conn: Connection, answers) -> None:
-        """Apply a bot's answers. Nothing a bot sends can touch a request it was not given."""
+        """Apply a bot's answer message. Nothing a bot sends can touch a request it was not given.
+
+        The answers to open requests share the time since the bot could start on the first of them
+        (Connection.charge); answers to unknown, closed or other games' requests are refused and do not count.
+        """
         now = asyncio.get_running_loop().time()
         fl = conn.in_flight
+        if fl:
+            conn.expire(now)    # what the timer would have done by now (it may run after this message)
+        taken = []
         for ans in answers:
-            if conn.closed:     # dropped by the unknown-request policy: the rest of the batch is moot
+            if conn.closed:     # dropped by the unknown-request policy: the rest of the message is moot
                 return
             rid = ans.request_id
             p = fl.get(rid)
@@ -126,12 +133,17 @@ class Referee:
                 continue
             del fl[rid]
             conn.remember(rid, "answered")
-            if p.cancelled:
-                conn.notice("cancelled", rid, run.id, f"game {run.id} ended; request {rid} was withdrawn")
-                continue
-            run.answer(p, ans, now)
-        if not fl and conn.outbox:
-            conn.wake.set()
+            taken.append((p, ans))
+        if conn.closed:
+            return
+        if taken:
+            spent_ms = conn.charge(now, len(taken))
+            for p, ans in taken:
+                if p.cancelled:
+                    conn.notice("cancelled", p.rid, p.run.id, f"game {p.run.id} ended; request {p.rid} was withdrawn")
+                else:
+                    p.run.answer(p, ans, spent_ms)
+        conn.rearm()
 
     def _unknown(self, conn: Connection, code: str, rid: int, game_id: str, msg: str) -> None:
         """Refuse an answer to a request this connection cannot answer (unknown id, or the wrong game),
@@ -170,6 +182,14 @@ class Referee:
             raise RequestError("INVALID_ARGUMENT", f"ruleset {rs.name!r} is played by {', '.join(map(str, rs.player_counts))} players, not {players}")
         if len(req.seats) != players:
             raise RequestError("INVALID_ARGUMENT", f"seats names {len(req.seats)} bots for a {players}-player game")
+        times = req.seat_time_controls
+        if times and len(times) != players:
+            raise RequestError("INVALID_ARGUMENT", f"seat_time_controls has {len(times)} entries for a {players}-player "
+                               "game: give one TimeControl per seat, in seat order, or none (every seat gets the game's)")
+        for s, tc in enumerate(times):
+            if tc.deadline_ms == 0:
+                raise RequestError("INVALID_ARGUMENT", f"seat_time_controls[{s}].deadline_ms is 0: a deadline must be "
+                                   "at least 1 ms (leave it unset for the game's)")
         seed = req.seed if req.seed is not None else secrets.randbits(63)
         try:
             policy = self.config.policy.with_overrides(**req.policy)
@@ -195,7 +215,10 @@ class Referee:
                                    f"seat's cards): connect {k} streams, e.g. run {k} processes of the bot")
             conn = min(live, key=lambda c: len(c.seats) + used.get(c, 0))
             used[conn] = used.get(conn, 0) + 1
-            seats.append(SeatRun(s, name, conn, TimeBank(policy.time_bank_ms), conn_id=conn.id))
+            tc = times[s] if times else None
+            deadline = tc.deadline_ms if tc and tc.deadline_ms is not None else policy.deadline_ms
+            bank = tc.time_bank_ms if tc and tc.time_bank_ms is not None else policy.time_bank_ms
+            seats.append(SeatRun(s, name, conn, deadline, TimeBank(bank), conn_id=conn.id))
         run = GameRun(gid, game, seats, policy, seed, self._rid.__next__, self._finished)
         self.games[gid] = run
         self.running += 1

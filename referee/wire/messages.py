@@ -41,6 +41,12 @@ _FAULT_NOTICE = {"illegal": NOTICE_CODE["illegal_action"], "malformed": NOTICE_C
                  "timeout": NOTICE_CODE["timeout"]}
 
 
+#: The default time controls, defined once: the referee's Policy, the conformance checker's and the arena's
+#: options all read these (here in the protocol layer because the arena may not import referee.service).
+DEFAULT_DEADLINE_MS = 2000          # per decision
+DEFAULT_TIME_BANK_MS = 10_000       # per seat per game, drawn when a decision overruns its deadline
+
+
 def fallback_name(value: int) -> str:
     """``STRATEGY_FALLBACK_RAISED`` -> ``"raised"`` (an unknown value from a newer bot: its number)."""
     return _FALLBACK_WORD.get(value, str(value))
@@ -96,6 +102,13 @@ class GameInfo(NamedTuple):
     full_state_json: str = ""
 
 
+class TimeControl(NamedTuple):
+    """One seat's time controls from a CreateGameRequest; None: the game's."""
+
+    deadline_ms: int | None = None
+    time_bank_ms: int | None = None
+
+
 class GameRequest(NamedTuple):
     """A CreateGameRequest in plain values."""
 
@@ -108,6 +121,7 @@ class GameRequest(NamedTuple):
     decks: list[list[str]] | None
     first_dealer: int | None
     policy: dict              # Policy field -> value, only the fields the request sets
+    seat_time_controls: list[TimeControl]   # per seat, or empty: the game's policy for every seat
 
 
 # -- bot stream items -----------------------------------------------------------
@@ -128,15 +142,16 @@ def fault_notice_frame(kind: str, request_id: int, game_id: str, message: str, f
                                                   message=message, fallback_action=fallback_action).SerializeToString())
 
 
-def game_start_frames(game_id: str, game: Game, rs: Ruleset, bot_names: list[str], deadline_ms: int,
-                      time_bank_ms: int) -> list[bytes]:
-    """The GameStart item frame of each seat (index = seat); ``bot_names``: who sits where."""
+def game_start_frames(game_id: str, game: Game, rs: Ruleset, bot_names: list[str], deadline_ms: list[int],
+                      time_bank_ms: list[int]) -> list[bytes]:
+    """The GameStart item frame of each seat (index = seat); ``bot_names``: who sits where; ``deadline_ms`` and
+    ``time_bank_ms``: each seat's time controls."""
     info = ruleset_info(rs, game.table)
     team_of = game.table.team_of
     table = [bot_pb2.TableSeat(seat=s, bot_name=n, team=team_of[s]) for s, n in enumerate(bot_names)]
     return [item_frame(ITEM_GAME_START, bot_pb2.GameStart(
-        game_id=game_id, seat=s, ruleset=info, players=len(bot_names), table=table, deadline_ms=deadline_ms,
-        time_bank_ms=time_bank_ms).SerializeToString()) for s in range(len(bot_names))]
+        game_id=game_id, seat=s, ruleset=info, players=len(bot_names), table=table, deadline_ms=deadline_ms[s],
+        time_bank_ms=time_bank_ms[s]).SerializeToString()) for s in range(len(bot_names))]
 
 
 def outcome(status: str, game: Game, winners: tuple[int, ...], winning_seats: tuple[int, ...]) -> game_pb2.Outcome | None:
@@ -229,4 +244,7 @@ def game_request(req: control_pb2.CreateGameRequest) -> GameRequest:
         game_id=req.game_id, ruleset_source=src, ruleset_text=getattr(req, src), players=req.players,
         seats=list(req.seats), seed=req.seed if req.HasField("seed") else None,
         decks=[list(d.cards) for d in req.decks] or None,
-        first_dealer=req.first_dealer if req.HasField("first_dealer") else None, policy=policy)
+        first_dealer=req.first_dealer if req.HasField("first_dealer") else None, policy=policy,
+        seat_time_controls=[TimeControl(t.deadline_ms if t.HasField("deadline_ms") else None,
+                                        t.time_bank_ms if t.HasField("time_bank_ms") else None)
+                            for t in req.seat_time_controls])

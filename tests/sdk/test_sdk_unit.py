@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 import re
+import time
 
 import pytest
 from pepper_bot import Bot, PolicyBot, as_bot, event_to_dict, match_action, request_view, view_to_dict
-from pepper_bot.runner import Runner
+from pepper_bot.runner import FLUSH_AFTER_S, Runner
 from pepper_proto.v1 import bot_pb2
 from sdk_harness import CONFIGS
 
@@ -177,31 +178,46 @@ def test_runner_answers_every_request_of_a_batch_even_when_the_policy_fails():
     for k in range(9):
         g = Game("bid-euchre", 6, seed=k)
         batch = _batch_for(g, f"g{k}", 100 + k)
-        (ans,) = r._batch(batch, 0.0)
+        sent = []
+        r._batch(batch, sent.append)
+        [[ans]] = sent
         legal = list(batch.items[1].request.legal_actions)
         assert ans.request_id == 100 + k and ans.game_id == f"g{k}" and ans.action in legal
         assert ans.action == (legal[-1] if k % 3 == 1 else legal[0])
     assert r.stats["fallbacks"] == 6 and r.stats["decisions"] == 9 and r.stats["policy-errors"] == 6 + 9
 
 
-def test_runner_shares_the_batch_deadline_between_its_requests():
+def _requests(n: int) -> bot_pb2.Batch:
+    items = []
+    for k in range(n):
+        items += _batch_for(Game("iowa", 4, seed=k), f"g{k}", 10 + k).items[1:2]
+    return bot_pb2.Batch(items=items)
+
+
+def test_a_fast_bot_sends_one_message_per_batch():
+    sent = []
+    Runner(as_bot(RandomBot(seed=1)), "127.0.0.1:1", "tok", "fast")._batch(_requests(6), sent.append)
+    assert [[a.request_id for a in msg] for msg in sent] == [[10, 11, 12, 13, 14, 15]]
+
+
+def test_a_slow_bot_sends_each_answer_when_it_is_decided_with_the_whole_deadline():
+    """The referee times each request from the bot's previous answer message, so a bot slower than the flush
+    interval sends each answer at once, and each decision sees the whole deadline (1000 ms, less the little
+    spent since the last send), not a share of the Batch's."""
     seen = []
 
-    class Timed(Bot):
+    class Slow(Bot):
         def decide(self, view):
             seen.append(view["deadline_ms"])
+            time.sleep(FLUSH_AFTER_S * 1.5)
             return 0
 
-    items = []
-    for k in range(4):
-        g = Game("iowa", 4, seed=k)
-        items += _batch_for(g, f"g{k}", 10 + k).items[1:2]
-    r = Runner(Timed(), "127.0.0.1:1", "tok", "timed")
-    import time as _time
-
-    answers = r._batch(bot_pb2.Batch(items=items), _time.monotonic())
-    assert [a.request_id for a in answers] == [10, 11, 12, 13]
-    assert 200 <= seen[0] <= 250 and 300 <= seen[1] <= 334 and 450 <= seen[2] <= 500 and 900 <= seen[3] <= 1000, seen
+    sent = []
+    Runner(Slow(), "127.0.0.1:1", "tok", "slow")._batch(_requests(4), lambda answers: sent.append((time.monotonic(), answers)))
+    assert [[a.request_id for a in msg] for _, msg in sent] == [[10], [11], [12], [13]]
+    assert all(990 <= d <= 1000 for d in seen), seen
+    gaps = [b[0] - a[0] for a, b in zip(sent, sent[1:])]
+    assert all(g >= FLUSH_AFTER_S for g in gaps), gaps     # sent as decided, not together at the end
 
 
 def test_policy_errors_carry_the_stable_marker_and_fallback_answers_say_so(caplog):
@@ -219,7 +235,10 @@ def test_policy_errors_carry_the_stable_marker_and_fallback_answers_say_so(caplo
 
     r = Runner(Broken(), "127.0.0.1:1", "tok", "broken")
     with caplog.at_level("ERROR", logger="pepper.bot"):
-        answers = [a for k in range(150) for a in r._batch(_batch_for(Game("iowa", 4, seed=k), f"g{k}", k), 0.0)]
+        sent = []
+        for k in range(150):
+            r._batch(_batch_for(Game("iowa", 4, seed=k), f"g{k}", k), sent.append)
+        answers = [a for msg in sent for a in msg]
     lines = [rec.getMessage() for rec in caplog.records]
     marked = [ln for ln in lines if POLICY_ERROR_RE.search(ln)]
     assert marked[0].startswith("[policy error 1, fallbacks 0] on_game_start() raised RuntimeError('hook bug')")

@@ -14,6 +14,7 @@ from referee.service.enforcement import (
     public_detail,
     public_fallback,
     rule,
+    shared_ms,
 )
 
 
@@ -64,23 +65,24 @@ def test_redaction_withholds_what_shows_a_seats_cards():
 def test_the_clock_draws_an_overrun_from_the_bank_and_expires_with_it():
     bank = TimeBank(1000)
     c = RequestClock(100, bank)
-    assert c.start(10.0) == pytest.approx(11.1)        # deadline + bank
-    assert not c.expired(11.1) and c.expired(11.1001)
-    assert c.stop(10.05) == pytest.approx(50.0) and bank.ms == 1000    # in time: the bank is untouched
-    c2 = RequestClock(100, bank)
-    c2.start(20.0)
-    assert c2.stop(20.4) == pytest.approx(400.0) and bank.ms == pytest.approx(700.0)
+    assert c.expires(10.0) == pytest.approx(11.1)      # deadline + bank, from when the bot could start
+    assert c.charge(50.0) and bank.ms == 1000          # in time: the bank is untouched
+    assert RequestClock(100, bank).charge(400.0) and bank.ms == pytest.approx(700.0)
     c3 = RequestClock(100, bank)
-    assert c3.start(30.0) == pytest.approx(30.8)       # the next request gets what is left
-    c3.time_out()
-    assert bank.ms == 0.0 and bank.left_ms == 0
-    assert RequestClock(100, bank).start(40.0) == pytest.approx(40.1)
+    assert c3.expires(30.0) == pytest.approx(30.8)     # the next request gets what is left
+    assert c3.charge(800.0) and bank.ms == pytest.approx(0.0)   # exactly deadline + bank: still in time
+    assert RequestClock(100, bank).expires(40.0) == pytest.approx(40.1)
 
 
-def test_a_bank_overdrawn_shows_zero_and_adds_no_time():
+def test_a_charge_beyond_deadline_and_bank_is_a_timeout_that_spends_the_bank():
     bank = TimeBank(10)
     c = RequestClock(100, bank)
-    c.start(0.0)
-    c.stop(0.5)                                        # 400 ms over a 10 ms bank
-    assert bank.ms < 0 and bank.left_ms == 0
-    assert RequestClock(100, bank).start(1.0) == pytest.approx(1.1)
+    assert not c.charge(500.0) and bank.ms == 10       # 400 ms over a 10 ms bank: a timeout, nothing drawn yet
+    c.time_out()
+    assert bank.ms == 0.0 and bank.left_ms == 0
+    assert RequestClock(100, bank).expires(1.0) == pytest.approx(1.1)
+
+
+def test_answers_sent_together_share_their_time():
+    assert shared_ms(10.0, 10.6, 1) == pytest.approx(600.0)
+    assert shared_ms(10.0, 10.6, 3) == pytest.approx(200.0)    # three answers in one message: 200 ms each

@@ -2,8 +2,14 @@
 // The pepper.v1 client: one Connect stream to the referee, many games on it.
 //
 // Hello -> Welcome, then for every Batch: remember game starts, answer every
-// request (in one AnswerBatch), log notices and game ends. The referee sends
-// the next Batch only once the previous one is fully answered. If the stream
+// request, log notices and game ends. The referee sends the next Batch only
+// once the previous one is fully answered. It times a connection's requests
+// one at a time, each from when the bot could start on it (its previous
+// AnswerBatch arrived), and answers sent together share their time
+// (docs/protocol.md, "Time"): so the answers decided so far are sent whenever
+// FLUSH_AFTER_MS has passed since the Batch began or the last send, and the
+// rest at the end of the Batch. A fast strategy still sends one AnswerBatch
+// per Batch; a slow one's decisions each get the whole deadline. If the stream
 // drops, reconnect with exponential backoff; stop() ends it cleanly. A
 // DRAINING notice (protocol 1.3: the tournament is over) ends the run with
 // exit code 0 once the bot's games are over, instead of reconnecting.
@@ -13,7 +19,9 @@ const fs = require('node:fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTOCOL_VERSION = '1.3';
+const PROTOCOL_VERSION = '1.4';
+/** Answers decided are sent once this long has passed since the Batch began or the last send (see above). */
+const FLUSH_AFTER_MS = 20;
 /**
  * Keepalive pings, agreed with the referee: it accepts pings 20 s apart (referee/service/config.py,
  * MIN_PING_INTERVAL_MS; docs/protocol.md, "Keepalive"); pinging more often gets GOAWAY "too_many_pings".
@@ -166,6 +174,7 @@ class BotClient {
     return new Promise((resolve) => {
       let welcomed = false;
       let error = null;
+      let batches = Promise.resolve();
       this.games.clear(); // seats belong to a connection: a new one starts with none
       const call = this.stub.Connect();
       this.call = call;
@@ -177,17 +186,20 @@ class BotClient {
           this.log.info(`connected to ${this.o.address} as ${w.connection_id} `
             + `(protocol ${w.protocol_version}, batches of up to ${w.max_batch})`);
         } else if (msg.message === 'batch') {
-          const answers = this.onBatch(msg.batch);
-          if (answers.length > 0 && !this.stopping) {
+          const send = (answers) => {
+            if (this.stopping) return;
             try {
-              call.write({ answers: { answers } }); // the whole Batch in one AnswerBatch
+              call.write({ answers: { answers } });
             } catch (err) {
               this.log.error(`cannot send ${answers.length} answers: ${err.message}; reconnecting`);
               call.cancel();
             }
-          }
-          // Nothing left to play after a DRAINING notice: end the stream rather than wait for the referee.
-          if (this.drained && this.games.size === 0 && !call.writableEnded) call.end();
+          };
+          // Batches are handled one after another (a slow one yields to the event loop to send its answers).
+          batches = batches.then(() => this.onBatch(msg.batch, send)).then(() => {
+            // Nothing left to play after a DRAINING notice: end the stream rather than wait for the referee.
+            if (this.drained && this.games.size === 0 && !call.writableEnded) call.end();
+          }).catch((err) => this.log.error(`cannot handle a batch: ${err && err.stack ? err.stack : err}`));
         }
       });
       call.on('error', (err) => { error = err; }); // followed by 'status'
@@ -207,10 +219,15 @@ class BotClient {
     });
   }
 
-  /** Handle every item of a Batch in order; return the answers to all of its requests. */
-  onBatch(batch) {
+  /**
+   * Handle every item of a Batch in order, and send(answers) as they are decided: whenever FLUSH_AFTER_MS has
+   * passed since the Batch began or the last send (then yield to the event loop, so that they go out now), and
+   * the rest at the end.
+   */
+  async onBatch(batch, send) {
     this.stats.batches += 1;
-    const answers = [];
+    let answers = [];
+    let since = Date.now();
     for (const item of (batch && batch.items) || []) {
       try {
         if (item.item === 'request') answers.push(this.answer(item.request));
@@ -227,8 +244,14 @@ class BotClient {
           });
         }
       }
+      if (answers.length > 0 && Date.now() - since >= FLUSH_AFTER_MS) {
+        send(answers);
+        answers = [];
+        await new Promise((resolve) => { setImmediate(resolve); });
+        since = Date.now();
+      }
     }
-    return answers;
+    if (answers.length > 0) send(answers);
   }
 
   answer(req) {
@@ -285,5 +308,5 @@ class BotClient {
 }
 
 module.exports = {
-  BotClient, loadBotService, chooseAction, PROTOCOL_VERSION, DEFAULT_PROTO_DIR, KEEPALIVE_TIME_MS,
+  BotClient, loadBotService, chooseAction, PROTOCOL_VERSION, DEFAULT_PROTO_DIR, KEEPALIVE_TIME_MS, FLUSH_AFTER_MS,
 };

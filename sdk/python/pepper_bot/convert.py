@@ -76,8 +76,8 @@ def request_view(r: bot_pb2.DecisionRequest, deadline_ms: int | None = None) -> 
 
     Added keys: ``legal_actions`` (answer one of these), ``deadline_ms`` (the
     milliseconds this decision may take; ``deadline_ms`` overrides the
-    request's own figure: the runner passes what is left of it, shared with
-    the requests of the same Batch still to be decided), ``time_bank_ms``,
+    request's own figure: the runner passes what is left of it since it last
+    sent answers, from when the referee times it), ``time_bank_ms``,
     ``game_id`` and ``request_id``.
     """
     view = view_to_dict(r.view)

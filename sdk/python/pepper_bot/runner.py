@@ -3,8 +3,15 @@
 One bot process keeps one Connect stream open. The referee multiplexes every
 seat it gives the bot on that stream and sends everything pending as one
 Batch; the runner walks the Batch in order (game starts, events, requests,
-game ends, notices), asks the bot for each decision, and sends all the answers
-of the Batch in one AnswerBatch.
+game ends, notices) and asks the bot for each decision.
+
+Answers go out as they are decided when deciding is slow: the answers decided
+so far are sent whenever ``FLUSH_AFTER_S`` (20 ms) has passed since the Batch
+began or the last send, and the rest at the end of the Batch. The referee
+times a connection's requests one at a time, each from when the bot could
+start on it (its previous answer message arrived), and answers sent together
+share their time (docs/protocol.md, "Time"): so a fast bot still sends one
+message per Batch, and a slow bot's decisions each get the whole deadline.
 
 When the stream drops (the referee restarted, the network failed) the runner
 reconnects with exponential backoff (0.1 s doubling to 5 s, with jitter) and
@@ -56,6 +63,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -84,6 +92,8 @@ _DRAINING = "draining"
 KEEPALIVE_TIME_MS = 30_000
 KEEPALIVE_TIMEOUT_MS = 10_000     # no ping ack within this: the connection is dead, reconnect
 _MAX_TRACEBACKS = 10
+# Answers decided are sent once this long has passed since the Batch began or the last send (see above).
+FLUSH_AFTER_S = 0.020
 
 # The stable markers of the bot's log (see the module docstring): a policy error line, and the summary.
 POLICY_ERROR_MARK = "[policy error {n}, fallbacks {f}]"
@@ -216,9 +226,8 @@ class Runner:
             for resp in call:
                 which = resp.WhichOneof("message")
                 if which == "batch":
-                    answers = self._batch(resp.batch, time.monotonic())
-                    if answers:
-                        out.put(bot_pb2.ConnectRequest(answers=bot_pb2.AnswerBatch(answers=answers)))
+                    self._batch(resp.batch, lambda answers: out.put(
+                        bot_pb2.ConnectRequest(answers=bot_pb2.AnswerBatch(answers=answers))))
                     if self.drained and not self.seats:
                         out.put(None)   # nothing left to play: end the stream rather than wait for the referee
                 elif which == "welcome":
@@ -235,15 +244,19 @@ class Runner:
             self._lost_games()
 
     # -- one batch -----------------------------------------------------------
-    def _batch(self, batch: bot_pb2.Batch, t0: float) -> list[bot_pb2.Answer]:
-        answers = []
+    def _batch(self, batch: bot_pb2.Batch, send: Callable[[list[bot_pb2.Answer]], object]) -> None:
+        """Handle a Batch's items in order; ``send`` the answers as they are decided (see the module docstring)."""
+        answers: list[bot_pb2.Answer] = []
         bot = self.bot
-        todo = sum(1 for it in batch.items if it.WhichOneof("item") == "request")
+        since = time.monotonic()    # when the Batch began, or the last send
         for it in batch.items:
             kind = it.WhichOneof("item")
             if kind == "request":
-                answers.append(self._decide(it.request, t0, todo))
-                todo -= 1
+                answers.append(self._decide(it.request, since))
+                now = time.monotonic()
+                if now - since >= FLUSH_AFTER_S:
+                    send(answers)
+                    answers, since = [], now
             elif kind == "event":
                 if self.wants_events:
                     ev = it.event
@@ -268,18 +281,19 @@ class Runner:
                 self._hook(bot.on_game_end, ge.game_id, res)
             elif kind == "notice":
                 self._notice(it.notice)
+        if answers:
+            send(answers)
         now = time.monotonic()
         if now - self._last_progress > 60:
             self._last_progress = now
             log.info("progress: %s", self._summary())
-        return answers
 
-    def _decide(self, r: bot_pb2.DecisionRequest, t0: float, todo: int = 1) -> bot_pb2.Answer:
+    def _decide(self, r: bot_pb2.DecisionRequest, since: float) -> bot_pb2.Answer:
         legal = list(r.legal_actions)
         self.stats["decisions"] += 1
-        # Every request of a Batch is timed from when the Batch was sent, and they are decided one
-        # after another: this decision's fair share is what is left, split with those still to come.
-        left = (r.deadline_ms - (time.monotonic() - t0) * 1000.0) / max(1, todo)
+        # The referee times this decision from when it got the last answers sent (``since``, give or take the
+        # network): the time since then is spent already.
+        left = r.deadline_ms - (time.monotonic() - since) * 1000.0
         choice = None
         fallback, detail = bot_pb2.STRATEGY_FALLBACK_UNSPECIFIED, ""
         instead = f"playing {legal[0] if legal else '?'!r} instead"

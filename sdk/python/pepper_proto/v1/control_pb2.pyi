@@ -70,7 +70,7 @@ class GamePolicy(_message.Message):
     def __init__(self, deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., on_illegal: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_malformed: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_timeout: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., on_disconnect: _Optional[_Union[_game_pb2.FailurePolicy, str]] = ..., max_faults: _Optional[int] = ..., play_forced: _Optional[bool] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("game_id", "ruleset", "ruleset_toml", "ruleset_json", "players", "seats", "seed", "decks", "first_dealer", "policy")
+    __slots__ = ("game_id", "ruleset", "ruleset_toml", "ruleset_json", "players", "seats", "seed", "decks", "first_dealer", "policy", "seat_time_controls")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     RULESET_TOML_FIELD_NUMBER: _ClassVar[int]
@@ -81,6 +81,7 @@ class CreateGameRequest(_message.Message):
     DECKS_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEALER_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TIME_CONTROLS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     ruleset: str
     ruleset_toml: str
@@ -91,7 +92,16 @@ class CreateGameRequest(_message.Message):
     decks: _containers.RepeatedCompositeFieldContainer[Deck]
     first_dealer: int
     policy: GamePolicy
-    def __init__(self, game_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., ruleset_toml: _Optional[str] = ..., ruleset_json: _Optional[str] = ..., players: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decks: _Optional[_Iterable[_Union[Deck, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., policy: _Optional[_Union[GamePolicy, _Mapping]] = ...) -> None: ...
+    seat_time_controls: _containers.RepeatedCompositeFieldContainer[TimeControl]
+    def __init__(self, game_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., ruleset_toml: _Optional[str] = ..., ruleset_json: _Optional[str] = ..., players: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., decks: _Optional[_Iterable[_Union[Deck, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., policy: _Optional[_Union[GamePolicy, _Mapping]] = ..., seat_time_controls: _Optional[_Iterable[_Union[TimeControl, _Mapping]]] = ...) -> None: ...
+
+class TimeControl(_message.Message):
+    __slots__ = ("deadline_ms", "time_bank_ms")
+    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    deadline_ms: int
+    time_bank_ms: int
+    def __init__(self, deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game_id", "seed")
