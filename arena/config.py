@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
 
-from .ratings import DEFAULT_TAU
+from .ratings import DEFAULT_TAU, Pool
 
 
 @dataclass
@@ -57,10 +58,17 @@ class RunConfig:
         rs.table(self.players)  # raises RulesetError naming the allowed counts
         return self.players
 
-    def run_key(self, bots: list[str]) -> dict:
-        """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys."""
+    def pool(self) -> Pool:
+        """The rating pool the run's games go to: its ruleset's content and player count."""
+        return Pool.of(self.ruleset_obj(), self.resolved_players())
+
+    def run_key(self, bots: list[str], versions: Mapping[str, int] | None = None) -> dict:
+        """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys. A
+        bot's new version makes a new run (``versions``); version 1 is left out, as runs from before versions were."""
         params = self.ruleset_params()
         key = {"ruleset": self.ruleset if params is None else params["name"], "players": self.resolved_players(),
                "games": self.games, "seed": self.seed, "lineup": self.lineup, "duplicate": self.duplicate,
                "adaptive": self.adaptive, "bots": sorted(bots)}
+        if later := {b: v for b, v in sorted((versions or {}).items()) if v > 1}:
+            key["versions"] = later
         return key if params is None else key | {"ruleset_params": params}
