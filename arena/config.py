@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,13 +61,12 @@ class RunConfig:
         """The rating pool the run's games go to: its ruleset's content and player count."""
         return Pool.of(self.ruleset_obj(), self.resolved_players())
 
-    def run_key(self, bots: list[str], versions: Mapping[str, int] | None = None) -> dict:
+    def run_key(self, bots: list[str]) -> dict:
         """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys. A
-        bot's new version makes a new run (``versions``); version 1 is left out, as runs from before versions were."""
+        bot's new version resumes the run too (a fixed bot plays the games it was withdrawn from): each game is
+        rated for the version that played it."""
         params = self.ruleset_params()
         key = {"ruleset": self.ruleset if params is None else params["name"], "players": self.resolved_players(),
                "games": self.games, "seed": self.seed, "lineup": self.lineup, "duplicate": self.duplicate,
                "adaptive": self.adaptive, "bots": sorted(bots)}
-        if later := {b: v for b, v in sorted((versions or {}).items()) if v > 1}:
-            key["versions"] = later
         return key if params is None else key | {"ruleset_params": params}

@@ -35,7 +35,6 @@ from .store import Store
 class Row:
     rank: int
     bot: str
-    version: int
     mu: float
     sigma: float
     conservative: float
@@ -49,6 +48,7 @@ class Row:
     fallbacks: int
     latency_p50_ms: float | None
     latency_p99_ms: float | None
+    version: int = 1
     label: str = ""     # how the table names it: "mybot", or "mybot v3" for a bot with several versions
 
     @property
@@ -111,10 +111,10 @@ def table(store: Store, pool: str, *, all_versions: bool = False) -> list[Row]:
         newest = {t.bot: t.version for t in totals}  # ordered by bot, then version
         totals = [t for t in totals if t.version == newest[t.bot]]
     counts = store.version_counts()
-    rows = [Row(0, t.bot, t.version, t.mu, t.sigma, Rating(t.mu, t.sigma).conservative, t.games, 100.0 * t.wins / t.games,
+    rows = [Row(0, t.bot, t.mu, t.sigma, Rating(t.mu, t.sigma).conservative, t.games, 100.0 * t.wins / t.games,
                 t.points / t.completed if t.completed else None,
                 100.0 * t.contracts_made / t.contracts_bid if t.contracts_bid else None,
-                t.timeouts, t.illegal, t.crashes, t.fallbacks, t.latency_p50_ms, t.latency_p99_ms,
+                t.timeouts, t.illegal, t.crashes, t.fallbacks, t.latency_p50_ms, t.latency_p99_ms, t.version,
                 label(t.bot, t.version, counts.get(t.bot, 1)))
             for t in totals]
     rows.sort(key=lambda x: -x.conservative)

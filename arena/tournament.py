@@ -115,7 +115,7 @@ class Arena:
         bots = registry.current_versions(self.store, self.check(), self.notify)
         names = [b.name for b in bots]
         self.versions = {b.name: b.version for b in bots}
-        key = self.cfg.run_key(names, self.versions)
+        key = self.cfg.run_key(names)
         plan = [] if self.cfg.adaptive else schedule.plan(
             names, self.rs, self.players, self.cfg.games, self.cfg.seed,
             mode=self.cfg.lineup, duplicate=self.cfg.duplicate)

@@ -67,7 +67,7 @@ def test_a_bots_edited_files_are_played_as_a_new_version(db):
     pepper("bot", "register", "mine", "--command", f"{sys.executable} mine.py", "--env", f"PYTHONPATH={ROOT}", db=db)
     run(db, "mine,random", games=2)
     bot.write_text("from sample_bots.__main__ import main\nmain(['heuristic'])\n")
-    out = " ".join(run(db, "mine,random", games=2).stdout.split())  # the console wraps it to its width
+    out = " ".join(run(db, "mine,random", games=2, seed=2).stdout.split())  # the console wraps it to its width
     assert "bot mine: its files changed since version 1 was registered; this run plays them as version 2" in out
     every = json.loads(pepper("arena", "table", "--json", "--all-versions", db=db).stdout)["short/4p"]
     assert sorted((r["version"], r["games"]) for r in every if r["bot"] == "mine") == [(1, 2), (2, 2)]
