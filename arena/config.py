@@ -9,7 +9,7 @@ from pathlib import Path
 from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
 from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 
-from .ratings import DEFAULT_TAU
+from .ratings import DEFAULT_TAU, Pool
 
 
 @dataclass
@@ -58,8 +58,14 @@ class RunConfig:
         rs.table(self.players)  # raises RulesetError naming the allowed counts
         return self.players
 
+    def pool(self) -> Pool:
+        """The rating pool the run's games go to: its ruleset's content and player count."""
+        return Pool.of(self.ruleset_obj(), self.resolved_players())
+
     def run_key(self, bots: list[str]) -> dict:
-        """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys."""
+        """What identifies a run: the same command (same key) resumes it; a ruleset file by its name and keys. A
+        bot's new version resumes the run too (a fixed bot plays the games it was withdrawn from): each game is
+        rated for the version that played it."""
         params = self.ruleset_params()
         key = {"ruleset": self.ruleset if params is None else params["name"], "players": self.resolved_players(),
                "games": self.games, "seed": self.seed, "lineup": self.lineup, "duplicate": self.duplicate,

@@ -1,4 +1,7 @@
-"""TrueSkill ratings, one pool per ruleset and player count.
+"""TrueSkill ratings, one pool per ruleset content and player count.
+
+A pool is identified by the ruleset's content, not its name (:class:`Pool`):
+editing a ruleset file without renaming it starts a new pool.
 
 Partnerships are TrueSkill teams: a mirrored team (every seat the same bot)
 is a team of one player, a mixed partnership a team of its distinct bots.
@@ -13,9 +16,15 @@ of its copies' (an approximation, documented in docs/arena.md).
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import trueskill
+
+from referee.rules import Ruleset
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = DEFAULT_MU / 3
@@ -28,7 +37,60 @@ DEFAULT_TAU = 0.0
 
 
 def pool_name(ruleset: str, players: int) -> str:
+    """A pool's label without its digest: what the table shows while one pool has that name."""
     return f"{ruleset}/{players}p"
+
+
+# The fields that say what is not the game: its name (a pool's key holds it anyway) and prose.
+_NOT_RULES = ("name", "description", "source", "extends")
+DIGEST_SHOWN = 7   # hex digits of a pool's digest shown and accepted (`name@abc1234`); the key keeps 12
+
+
+def ruleset_digest(rs: Ruleset) -> str:
+    """The short sha256 of a resolved ruleset's rules: the canonical JSON of its fields but its name and prose."""
+    fields = {f.name: getattr(rs, f.name) for f in dataclasses.fields(rs)
+              if not f.name.startswith("_") and f.name not in _NOT_RULES}
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+class Pool(NamedTuple):
+    """A rating pool: a ruleset's content (its name, for people, and its digest) and a player count.
+
+    Its :attr:`key`, ``name@digest/Np``, is what the store's ``pool`` columns hold. Pools stored before
+    versions of the store knew digests have none (``name/Np``) until migrated; a pool whose ruleset could
+    not be found then keeps an empty digest."""
+
+    ruleset: str
+    digest: str
+    players: int
+
+    @classmethod
+    def of(cls, rs: Ruleset, players: int) -> Pool:
+        return cls(rs.name, ruleset_digest(rs), players)
+
+    @classmethod
+    def parse(cls, key: str) -> Pool:
+        """The pool of a stored key (a ruleset name may itself hold '@' or '/': the digest and count come last)."""
+        head, _, players = key.rpartition("/")
+        name, at, digest = head.rpartition("@")
+        if not at or not all(c in "0123456789abcdef" for c in digest):
+            name, digest = head, ""
+        return cls(name, digest, int(players.removesuffix("p")))
+
+    @property
+    def key(self) -> str:
+        return f"{self.ruleset}@{self.digest}/{self.players}p" if self.digest else pool_name(self.ruleset, self.players)
+
+    @property
+    def short(self) -> str:
+        """``name@abc1234/Np``: the label where two pools share a name."""
+        return f"{self.ruleset}@{self.digest[:DIGEST_SHOWN] or '?'}/{self.players}p"
+
+    def label(self, pools: list[Pool] | None = None) -> str:
+        """``name/Np``, or :attr:`short` when another of ``pools`` has the same ruleset name and other rules."""
+        shared = any(p.ruleset == self.ruleset and p.digest != self.digest for p in pools or ())
+        return self.short if shared else pool_name(self.ruleset, self.players)
 
 
 @dataclass(frozen=True)

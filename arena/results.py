@@ -4,6 +4,7 @@ the TrueSkill match it stands for."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from pepper_proto.v1 import control_pb2, game_pb2
 
@@ -41,9 +42,9 @@ def faults(f: control_pb2.FaultCounts) -> Faults:
 
 
 def new_game(res: control_pb2.GameResult, table: Table, *, run_id: int | None, idx: int | None, pool: str,
-             ruleset: str, seed: int, seats: list[str]) -> NewGame:
+             ruleset: str, seed: int, seats: list[str], versions: Mapping[str, int]) -> NewGame:
     """The stored form of a finished game: its seats' rows (each with its team's score when the game ended;
-    a forfeited game ends early) and its record."""
+    a forfeited game ends early, and the version of its bot that played) and its record."""
     record = json.loads(res.record_json) if res.record_json else {}
     team_of = list(table.team_of)
     team_scores = list(res.scores) or [0] * table.teams
@@ -52,7 +53,8 @@ def new_game(res: control_pb2.GameResult, table: Table, *, run_id: int | None, i
     rows = tuple(
         Seat(seat=s, bot=seats[s], status=SEAT_STATUS.get(r.status, SeatStatus.UNKNOWN), faults=faults(r.faults),
              score=team_scores[team_of[s]], won=s in winners, contracts_bid=contracts[s][0], contracts_made=contracts[s][1],
-             fallbacks=r.fallbacks, decisions=r.decisions, latency_p50_ms=r.latency_p50_ms, latency_p99_ms=r.latency_p99_ms)
+             fallbacks=r.fallbacks, decisions=r.decisions, latency_p50_ms=r.latency_p50_ms, latency_p99_ms=r.latency_p99_ms,
+             version=versions[seats[s]])
         for s, r in enumerate(res.seats))
     return NewGame(run_id=run_id, idx=idx, pool=pool, ruleset=ruleset, players=len(seats), seed=seed,
                    status=GAME_STATUS.get(res.status, GameStatus.UNKNOWN), duration=res.duration_s, seats=rows, record=record)

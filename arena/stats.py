@@ -1,9 +1,11 @@
 """The ranked results table, computed from stored games and ratings.
 
-A row holds every figure: the TrueSkill rating (mu, sigma, and mu - 3 sigma,
+A row is one version of a bot (by default each bot's newest version with games
+in the pool; ``all_versions`` for every one) and holds every figure: the TrueSkill rating (mu, sigma, and mu - 3 sigma,
 the conservative rating the table is sorted by), games, win %, average points
-per game, contracts made %, faults by kind (timeouts, illegal actions, crashes,
-strategy fallbacks) and decision latency p50 and p99. A bot's points in a game
+per game, contracts made %, faults by kind (timeouts, illegal actions, crashes:
+lost connections in its games plus the crashes of its processes the arena
+recorded, strategy fallbacks) and decision latency p50 and p99. A bot's points in a game
 are its seat's (team's) final score, averaged over its seats; average points
 count completed games only (a forfeited or aborted game stops early, and its
 scores would pull every average towards 0). A fallback is an answer the bot's
@@ -46,6 +48,8 @@ class Row:
     fallbacks: int
     latency_p50_ms: float | None
     latency_p99_ms: float | None
+    version: int = 1
+    label: str = ""     # how the table names it: "mybot", or "mybot v3" for a bot with several versions
 
     @property
     def faults(self) -> int:
@@ -53,7 +57,8 @@ class Row:
         return self.timeouts + self.illegal + self.crashes + self.fallbacks
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every figure (JSON and CSV): the bot's name and its version apart, not the label."""
+        return {k: v for k, v in asdict(self).items() if k != "label"}
 
 
 class Column(NamedTuple):
@@ -69,7 +74,7 @@ def _num(x: float | None, digits: int = 1) -> str:
 
 
 _RANK = Column("rank", lambda r: str(r.rank))
-_BOT = Column("bot", lambda r: r.bot, left=True)
+_BOT = Column("bot", lambda r: r.label, left=True)
 _GAMES = Column("games", lambda r: str(r.games))
 _WIN = Column("win %", lambda r: _num(r.win_pct))
 
@@ -94,16 +99,28 @@ WIDE = (_RANK, _BOT,
         Column("p99 ms", lambda r: _num(r.latency_p99_ms, 2)))
 
 
-def table(store: Store, pool: str) -> list[Row]:
+def label(bot: str, version: int, versions: int) -> str:
+    """A version's name in a table: the bot's alone while it has one version, else with the version."""
+    return bot if versions <= 1 else f"{bot} v{version}"
+
+
+def table(store: Store, pool: str, *, all_versions: bool = False) -> list[Row]:
+    """The ranked rows of ``pool`` (a key): each bot's newest version with games there, or every version."""
+    totals = store.totals(pool)
+    if not all_versions:
+        newest = {t.bot: t.version for t in totals}  # ordered by bot, then version
+        totals = [t for t in totals if t.version == newest[t.bot]]
+    counts = store.version_counts()
     rows = [Row(0, t.bot, t.mu, t.sigma, Rating(t.mu, t.sigma).conservative, t.games, 100.0 * t.wins / t.games,
                 t.points / t.completed if t.completed else None,
                 100.0 * t.contracts_made / t.contracts_bid if t.contracts_bid else None,
-                t.timeouts, t.illegal, t.crashes, t.fallbacks, t.latency_p50_ms, t.latency_p99_ms)
-            for t in store.totals(pool)]
+                t.timeouts, t.illegal, t.crashes, t.fallbacks, t.latency_p50_ms, t.latency_p99_ms, t.version,
+                label(t.bot, t.version, counts.get(t.bot, 1)))
+            for t in totals]
     rows.sort(key=lambda x: -x.conservative)
     for i, row in enumerate(rows, 1):
         row.rank = i
     return rows
 
 
-__all__ = ["COMPACT", "WIDE", "Column", "Row", "table"]
+__all__ = ["COMPACT", "WIDE", "Column", "Row", "label", "table"]

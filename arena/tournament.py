@@ -33,11 +33,11 @@ from pathlib import Path
 import grpc
 from pepper_proto.v1 import control_pb2, control_pb2_grpc
 
-from . import results, schedule
+from . import registry, results, schedule
 from .config import RunConfig
 from .errors import ArenaError, UsageError
 from .processes import BotProcesses, BotStartError, RefereeProcess
-from .ratings import DEFAULT_SIGMA, Rater, pool_name
+from .ratings import DEFAULT_SIGMA, Rater
 from .store import Bot, BotKind, Store
 
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says: enough to keep
@@ -79,7 +79,7 @@ class Arena:
         self.rater = Rater(tau=config.tau)
         self.rs = config.ruleset_obj()
         self.players = config.resolved_players()
-        self.pool = pool_name(self.rs.name, self.players)
+        self.pool = config.pool().key              # by the ruleset's content, not its name
         self.table = self.rs.table(self.players)
         params = config.ruleset_params()
         # How CreateGame names the ruleset: a built-in by name, a ruleset file by its keys.
@@ -92,6 +92,7 @@ class Arena:
         self._create_window = asyncio.Semaphore(CREATE_WINDOW)
         self._entrants: list[str] = []
         self._withdrawn: dict[str, str] = {}      # bot -> why it was withdrawn from this run
+        self.versions: dict[str, int] | None = None  # bot -> its version this run plays (None: each bot's newest)
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -111,8 +112,9 @@ class Arena:
         return [registered[n] for n in dict.fromkeys(names)]
 
     async def run(self) -> tuple[int, Progress]:
-        bots = self.check()
+        bots = registry.current_versions(self.store, self.check(), self.notify)
         names = [b.name for b in bots]
+        self.versions = {b.name: b.version for b in bots}
         key = self.cfg.run_key(names)
         plan = [] if self.cfg.adaptive else schedule.plan(
             names, self.rs, self.players, self.cfg.games, self.cfg.seed,
@@ -332,7 +334,7 @@ class Arena:
         stand: the round's matches are shared among the line-ups in proportion to their score, TrueSkill
         match quality plus an uncertainty bonus. Returns the matches planned."""
         names = [n for n in names if n not in self._withdrawn]
-        ratings = self.store.ratings(self.pool)
+        ratings = self.store.ratings(self.pool, self.versions)
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
@@ -433,7 +435,7 @@ class Arena:
 
     def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
         game = results.new_game(res, self.table, run_id=run_id, idx=idx, pool=self.pool, ruleset=self.rs.name,
-                                seed=seed, seats=seats)
+                                seed=seed, seats=seats, versions=self.versions)
         entries, ranks = results.entries(self.table, seats), results.ranks(res, self.table)
         self.store.record_game(game, lambda current: self.rater.rate(current, entries, ranks))
 

@@ -107,9 +107,7 @@ def arena_run(
              f"list them with `pepper arena games{_db_flag(db)}`") if n else ""
     out = f"; withdrawn: {', '.join(prog.withdrawn)}, {prog.not_played} games not played" if prog.withdrawn else ""
     typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults{out}){where}")
-    from arena.ratings import pool_name
-
-    _print_table(st, pool_name(rs.name, cfg.resolved_players()), wide)
+    _print_table(st, cfg.pool().key, wide)
 
 
 def _db_flag(db: Path) -> str:
@@ -136,36 +134,69 @@ def _open_existing(db: Path):
     return _store(db, read_only=True)
 
 
-def _pool_ruleset(st, db: Path, ruleset: str, players: int | None) -> str:
-    """The ruleset name ``--ruleset`` stands for (a built-in, a .toml file, or a ruleset file's name that has
-    games in ``db``); exits 2 for an unknown ruleset or a player count the ruleset does not allow."""
+def _stored_pools(st) -> list:
+    """The pools with ratings, in the order of their labels."""
+    from arena.ratings import Pool
+
+    pools = [Pool.parse(k) for k in st.pools()]
+    return sorted(pools, key=lambda p: (p.label(pools), p.digest))
+
+
+def _choose_pools(st, db: Path, ruleset: str, players: int | None) -> list:
+    """The pools ``--ruleset`` (and ``--players``) stand for: a built-in or a .toml file by its content, a
+    ruleset file's name that has games in ``db``, or ``NAME@DIGEST``. Where a name has pools of several
+    contents, the newest one's, with a note naming the others; exits 2 for an unknown ruleset or a player count
+    the ruleset does not allow."""
+    from arena.ratings import DIGEST_SHOWN, ruleset_digest
     from referee.rules import RulesetError, get_ruleset
 
-    pools = st.pools()
-    try:
-        rs = get_ruleset(ruleset)
-    except RulesetError as e:
-        if ruleset in {p.rsplit("/", 1)[0] for p in pools}:  # a ruleset file's pool, stored under its name
-            return ruleset
-        _fail(f"{e}; pools with games in {db}: {', '.join(pools) or 'none yet'}")
-    if players is not None:
+    stored = _stored_pools(st)
+    name, at, prefix = ruleset.rpartition("@")
+    if not (at and len(prefix) >= 4 and all(c in "0123456789abcdef" for c in prefix)):
+        name, prefix = ruleset, ""
+    rs = None
+    if not prefix:
         try:
-            rs.table(players)
+            rs = get_ruleset(ruleset)
         except RulesetError as e:
-            _fail(str(e))
-    return rs.name
+            if ruleset not in {p.ruleset for p in stored}:  # a ruleset file's pool, stored under its name
+                _fail(f"{e}; pools with games in {db}: {_pool_list(stored) or 'none yet'}")
+        else:
+            name = rs.name
+            if players is not None:
+                try:
+                    rs.table(players)
+                except RulesetError as e:
+                    _fail(str(e))
+    found = [p for p in stored if p.ruleset == name and (players is None or p.players == players)]
+    if prefix:
+        return [p for p in found if p.digest.startswith(prefix)]
+    if rs is not None and any(p.digest == ruleset_digest(rs) for p in found):
+        return [p for p in found if p.digest == ruleset_digest(rs)]
+    if len({p.digest for p in found}) > 1:
+        newest = max(found, key=lambda p: st.newest_game(p.key)).digest
+        others = sorted({f"{p.ruleset}@{p.digest[:DIGEST_SHOWN]}" for p in found if p.digest != newest})
+        typer.echo(f"note: {name} names rulesets of different contents; showing the newest, "
+                   f"{name}@{newest[:DIGEST_SHOWN]} (the others: {', '.join(others)}; pass --ruleset NAME@DIGEST)",
+                   err=True)
+        found = [p for p in found if p.digest == newest]
+    return found
+
+
+def _pool_list(pools: list) -> str:
+    return ", ".join(p.label(pools) for p in pools)
 
 
 def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn:
-    pools = st.pools()
+    pools = _stored_pools(st)
     if not pools:
         _fail(f"no rated games yet in {db} (run `pepper arena run` first)")
     what = f"in pool {ruleset}/{players}p" if players is not None else f"for ruleset {ruleset}"
-    _fail(f"no rated games yet {what}; pools with games in {db}: {', '.join(pools)}")
+    _fail(f"no rated games yet {what}; pools with games in {db}: {_pool_list(pools)}")
 
 
-def _print_table(st, pool: str, wide: bool = False) -> None:
-    """The ranked table of ``pool``: compact (fits 80 columns) or ``wide`` (every column).
+def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False) -> None:
+    """The ranked table of ``pool`` (a key): compact (fits 80 columns) or ``wide`` (every column).
 
     In a terminal rich takes its width (or ``COLUMNS``); into a pipe or a file it is ``COLUMNS`` if set, else 80
     for the compact table and the wide one's own width (a file has no width to fit)."""
@@ -173,15 +204,17 @@ def _print_table(st, pool: str, wide: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from arena.ratings import Pool
     from arena.stats import COMPACT, WIDE, table
 
     columns = WIDE if wide else COMPACT
-    t = Table(title=f"{pool}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
+    label = Pool.parse(pool).label(_stored_pools(st))
+    t = Table(title=f"{label}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
               caption=None if wide else "faults = timeouts + illegal + crashes + fallbacks (--wide)")
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
-    for r in table(st, pool):
+    for r in table(st, pool, all_versions=all_versions):
         t.add_row(*(c.cell(r) for c in columns))
     con = Console(highlight=False)
     if not con.is_terminal:
@@ -194,8 +227,11 @@ def _print_table(st, pool: str, wide: bool = False) -> None:
 
 @app.command("table")
 def arena_table(
-    ruleset: Annotated[str | None, typer.Option("--ruleset", "-r")] = None,
+    ruleset: Annotated[str | None, typer.Option("--ruleset", "-r", help="A built-in ruleset, a .toml ruleset file, a "
+                                                "ruleset file's name, or NAME@DIGEST for one of its contents.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
+    all_versions: Annotated[bool, typer.Option("--all-versions", help="A row for every version of each bot, not "
+                                                                     "only its newest.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: \\[rows]}.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a pool column.")] = False,
     wide: WideOption = False,
@@ -203,7 +239,8 @@ def arena_table(
 ) -> None:
     """The ranked table of every pool (or one), at any time, even while a run is going.
 
-    JSON and CSV hold every column, whether or not --wide."""
+    A pool is a ruleset's content and a player count: shown as NAME/Np, or NAME@DIGEST/Np where one name has
+    several contents (a ruleset file edited in place). JSON and CSV hold every column, whether or not --wide."""
     from arena.stats import table
 
     if json_out and csv_out:
@@ -211,28 +248,28 @@ def arena_table(
     if players is not None and not ruleset:
         _fail("--players needs --ruleset: a pool is a ruleset and a player count (e.g. --ruleset iowa --players 4)")
     st = _open_existing(db)
-    pools = st.pools()
-    if ruleset:
-        ruleset = _pool_ruleset(st, db, ruleset, players)
-        pools = [p for p in pools if p.rsplit("/", 1)[0] == ruleset and (players is None or p == f"{ruleset}/{players}p")]
+    stored = _stored_pools(st)
+    pools = _choose_pools(st, db, ruleset, players) if ruleset else stored
     if not pools:
         _no_pool(st, db, ruleset, players)
+    labels = {p.key: p.label(stored) for p in pools}
     if json_out:
-        typer.echo(json.dumps({p: [r.to_dict() for r in table(st, p)] for p in pools}))
+        typer.echo(json.dumps({labels[k]: [r.to_dict() for r in table(st, k, all_versions=all_versions)]
+                               for k in labels}))
     elif csv_out:
         buf = io.StringIO()
         w = None
-        for p in pools:
-            for r in table(st, p):
-                d = {"pool": p} | r.to_dict()
+        for k, label in labels.items():
+            for r in table(st, k, all_versions=all_versions):
+                d = {"pool": label} | r.to_dict()
                 if w is None:
                     w = csv.DictWriter(buf, fieldnames=list(d))
                     w.writeheader()
                 w.writerow(d)
         typer.echo(buf.getvalue().rstrip("\n"))
     else:
-        for p in pools:
-            _print_table(st, p, wide)
+        for k in labels:
+            _print_table(st, k, wide, all_versions)
 
 
 @app.command("games")
@@ -245,12 +282,18 @@ def arena_games(
     db: DbOption = Path("arena.db"),
 ) -> None:
     """The latest stored games, newest first: their ids (for `pepper arena replay`), seats and results."""
+    from arena.ratings import Pool
+    from arena.stats import label
+
     st = _open_existing(db)
-    if ruleset:
-        ruleset = _pool_ruleset(st, db, ruleset, players)
-    stored, total = st.latest_games(ruleset=ruleset, players=players, bot=bot, limit=limit)
+    chosen = _choose_pools(st, db, ruleset, players) if ruleset else []
+    stored, total = st.latest_games(ruleset=chosen[0].ruleset if chosen else ruleset, players=players, bot=bot,
+                                    pools=[p.key for p in chosen] if chosen else None, limit=limit)
+    pools, counts = _stored_pools(st), st.version_counts()
     games = [g.summary() for g in stored]
-    for g in games:  # the winning bots, each with its winning seats
+    for g, game in zip(games, stored):  # the winning bots, each with its winning seats
+        g["pool"] = Pool.parse(g["pool"]).label(pools)
+        g["_seats"] = ", ".join(label(s.bot, s.version, counts.get(s.bot, 1)) for s in game.seats)
         won: dict[str, list[int]] = {}
         for s in g["winners"]:
             won.setdefault(g["seats"][s], []).append(s)
@@ -274,7 +317,7 @@ def arena_games(
     for col in ("id", "run", "pool", "seats", "status", "scores by seat", "winners (seats)", "seconds"):
         t.add_column(col, justify="right" if col in ("id", "run", "seconds") else "left", overflow="fold")
     for g in games:
-        t.add_row(str(g["id"]), "-" if g["run_id"] is None else str(g["run_id"]), g["pool"], ", ".join(g["seats"]),
+        t.add_row(str(g["id"]), "-" if g["run_id"] is None else str(g["run_id"]), g["pool"], g["_seats"],
                   g["status"], " ".join(map(str, g["scores"])), g["_won"], f"{g['duration']:.2f}")
     con = Console(highlight=False)
     if not con.is_terminal:
@@ -296,8 +339,12 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
         if not st.game_ids()[0]:
             _fail(f"no game {game_id}: {db} holds no games yet (run `pepper arena run` first)")
         _fail(f"no game {game_id} in {db}: it holds {_id_range(st)} (list them with `pepper arena games{_db_flag(db)}`)")
+    from arena.stats import label
+
+    counts = st.version_counts()
     typer.echo(f"game {game_id}: {g.ruleset} {g.players}p seed {g.seed}; seats: " +
-               ", ".join(f"{s}={b}" for s, b in enumerate(g.bots)) + f"; status {g.status}")
+               ", ".join(f"{s.seat}={label(s.bot, s.version, counts.get(s.bot, 1))}" for s in g.seats) +
+               f"; status {g.status}")
     try:
         game = Game.from_record(record)
     except RulesError as e:

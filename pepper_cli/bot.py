@@ -1,7 +1,8 @@
 """``pepper bot ...``: register, list and remove the arena's bots; run one; check one.
 
     pepper bot register NAME --command "{python} mybot.py" | --remote
-    pepper bot list | token NAME | remove NAME
+    pepper bot update NAME [--command ...] [--files ...]   a new version when anything changed
+    pepper bot list | versions NAME | token NAME | remove NAME
     pepper bot run mybot.py:MyBot --referee 127.0.0.1:50051 --token T --name mybot
     pepper bot run mypkg.mybot:MyBot ...        a module path (from the current directory or installed)
     pepper bot run heuristic ...                a sample bot: random, heuristic or montecarlo
@@ -28,7 +29,7 @@ from .common import DbOption
 from .common import fail as _fail
 from .common import open_store as _store
 
-app = typer.Typer(no_args_is_help=True, help="Register, list and remove bots (and run or check one).")
+app = typer.Typer(no_args_is_help=True, help="Register, update, list and remove bots (and run or check one).")
 
 SAMPLES = ("random", "heuristic", "montecarlo")
 
@@ -42,6 +43,48 @@ def load_target(target: str):
     return _load(target)
 
 
+FilesOption = Annotated[list[Path], typer.Option(
+    "--files", help="The bot's own files or directories (repeatable): its version's digest covers them. Default: "
+                    "the command's arguments that are files under --cwd, or for -m PKG the package there.")]
+DeadlineOption = Annotated[int | None, typer.Option(min=1, help="Its own time per decision, ms (default: the run's).")]
+TimeBankOption = Annotated[int | None, typer.Option(min=0, help="Its own time bank per seat per game, ms "
+                                                                "(default: the run's).")]
+
+
+def _env(pairs: list[str]) -> dict[str, str]:
+    env = {}
+    for kv in pairs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            _fail(f"--env wants KEY=VALUE, got {kv!r}")
+        env[k] = v
+    return env
+
+
+def _files(command: str | None, cwd: str, files: list[Path] | None) -> tuple[tuple[str, ...], str]:
+    """The bot's files (relative to ``cwd`` where they are under it) and their digest."""
+    from arena.registry import BotFilesError, default_files, files_digest
+
+    root = Path(cwd)
+    try:
+        if files:
+            missing = [str(f) for f in files if not (root / f).exists()]
+            if missing:
+                _fail(f"--files {', '.join(missing)}: no such file or directory (relative to --cwd {cwd})")
+            paths = [(root / f).resolve() for f in files]
+            names = tuple(sorted({p.relative_to(root.resolve()).as_posix() if p.is_relative_to(root.resolve())
+                                  else str(p) for p in paths}))
+        else:
+            names = tuple(default_files(command, cwd)) if command else ()
+        return names, files_digest(names, cwd)
+    except BotFilesError as e:
+        _fail(str(e))
+
+
+def _version_line(b) -> str:
+    return f"version {b.version}" + (f", files {b.digest[:12]}" if b.digest else "")
+
+
 @app.command("register")
 def bot_register(
     name: Annotated[str, typer.Argument(help="A unique name for the bot.")],
@@ -50,9 +93,15 @@ def bot_register(
     cwd: Annotated[Path | None, typer.Option(help="Working directory for --command.")] = None,
     env: Annotated[list[str], typer.Option("--env", help="KEY=VALUE for the bot's environment (repeatable).")] = [],  # noqa: B006
     processes: Annotated[int, typer.Option(min=1, max=64, help="Processes to launch; each serves many seats.")] = 1,
+    files: FilesOption = [],  # noqa: B006
+    deadline_ms: DeadlineOption = None,
+    time_bank_ms: TimeBankOption = None,
     db: DbOption = Path("arena.db"),
 ) -> None:
-    """Register a bot the arena launches (--command) or one that connects by itself (--remote)."""
+    """Register a bot the arena launches (--command) or one that connects by itself (--remote).
+
+    A name registered before (and removed) gets a new version unless this is its latest version's registration
+    again: a new version starts unrated."""
     import re
 
     from arena.store import StoreError
@@ -61,45 +110,134 @@ def bot_register(
         _fail(f"bad bot name {name!r}: use letters, digits, '_', '.', '-' (at most 64, starting with a letter or digit)")
     if bool(command) == remote:
         _fail("give exactly one of --command \"...\" (the arena launches the bot) or --remote (you run it)")
-    envd = {}
-    for kv in env:
-        k, sep, v = kv.partition("=")
-        if not sep or not k:
-            _fail(f"--env wants KEY=VALUE, got {kv!r}")
-        envd[k] = v
+    envd = _env(env)
     if cwd is not None and not cwd.is_dir():
         _fail(f"--cwd {cwd} is not a directory")
+    where = str(cwd.resolve()) if cwd else str(Path.cwd())
+    names, digest = _files(command, where, files)
     st = _store(db)
     try:
-        b = st.add_bot(name, "remote" if remote else "command", command=command,
-                       cwd=str(cwd.resolve()) if cwd else str(Path.cwd()), env=envd, processes=processes)
+        b = st.add_bot(name, "remote" if remote else "command", command=command, cwd=where, env=envd,
+                       processes=processes, files=names, digest=digest, deadline_ms=deadline_ms,
+                       time_bank_ms=time_bank_ms)
     except StoreError as e:
         _fail(str(e))
     if remote:
-        typer.echo(f"registered remote bot {b.name}; its token (keep it secret):\n{b.token}")
+        typer.echo(f"registered remote bot {b.name} ({_version_line(b)}); its token (keep it secret):\n{b.token}")
         typer.echo("run it with PEPPER_REFEREE=HOST:PORT PEPPER_TOKEN=<token> PEPPER_BOT_NAME="
                    f"{b.name} once `pepper arena run` is up (`pepper bot token {b.name}` prints the token again)")
     else:
-        typer.echo(f"registered {b.name}: {b.command} (in {b.cwd})")
+        typer.echo(f"registered {b.name} ({_version_line(b)}): {b.command} (in {b.cwd})")
+
+
+@app.command("update")
+def bot_update(
+    name: Annotated[str, typer.Argument(help="A registered bot.")],
+    command: Annotated[str | None, typer.Option(help="A new command (default: as it is).")] = None,
+    cwd: Annotated[Path | None, typer.Option(help="A new working directory.")] = None,
+    env: Annotated[list[str] | None, typer.Option("--env", help="KEY=VALUE: the bot's whole environment anew "
+                                                                 "(repeatable; default: as it is).")] = None,
+    processes: Annotated[int | None, typer.Option(min=1, max=64, help="Processes to launch.")] = None,
+    files: Annotated[list[Path] | None, typer.Option("--files", help="Its files anew (repeatable; default: as they "
+                                                                      "were given, read again).")] = None,
+    deadline_ms: DeadlineOption = None,
+    time_bank_ms: TimeBankOption = None,
+    db: DbOption = Path("arena.db"),
+) -> None:
+    """Change a bot, or record that its files changed: a new version (rated on its own) when anything differs
+    from its latest version, else that version still."""
+    import dataclasses
+
+    from arena.store import StoreError
+
+    st = _store(db)
+    b = st.bot(name)
+    if b is None:
+        _fail(f"no bot named {name!r} in {db} (see `pepper bot list`; `pepper bot register` adds one)")
+    if cwd is not None and not cwd.is_dir():
+        _fail(f"--cwd {cwd} is not a directory")
+    if b.kind == "remote" and (command or cwd or processes):
+        _fail(f"{name} is a remote bot: --command, --cwd and --processes do not apply (remove it and register it "
+              "again with --command to have the arena launch it)")
+    new_cwd = str(cwd.resolve()) if cwd else b.cwd or str(Path.cwd())
+    new_command = command or b.command
+    # Its files: --files anew; else the default ones of a new command or directory (or where none were recorded);
+    # else the recorded ones, read again.
+    if not files and not command and not cwd and b.files is not None:
+        files = [Path(f) for f in b.files]
+    names, digest = _files(new_command, new_cwd, files or None)
+    build = dataclasses.replace(
+        b.build, command=new_command, cwd=new_cwd if b.kind == "command" else b.cwd,
+        env=b.env if env is None else _env(env), processes=processes or b.processes, files=names, digest=digest,
+        deadline_ms=b.deadline_ms if deadline_ms is None else deadline_ms,
+        time_bank_ms=b.time_bank_ms if time_bank_ms is None else time_bank_ms)
+    try:
+        after, new = st.update_bot(name, build)
+    except StoreError as e:
+        _fail(str(e))
+    if new:
+        typer.echo(f"{name}: new version {after.version} (rated on its own; version {b.version} keeps its games "
+                   "and ratings)")
+    else:
+        typer.echo(f"{name}: unchanged, still version {after.version}")
+
+
+@app.command("versions")
+def bot_versions(name: Annotated[str, typer.Argument(help="A bot, registered or removed.")],
+                 db: DbOption = Path("arena.db"),
+                 json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Every version of a bot: when it was made, its files' digest, its command, its games and ratings."""
+    import datetime
+
+    from arena.ratings import Pool, Rating
+
+    st = _store(db, read_only=True)
+    versions = st.versions(name)
+    if not versions:
+        _fail(f"no bot named {name!r} has been registered in {db} (see `pepper bot list`)")
+    pools = [Pool.parse(k) for k in st.pools()]
+    if json_out:
+        typer.echo(json.dumps([{"version": v.version, "created_at": v.created_at, "kind": v.build.kind,
+                                "command": v.build.command, "cwd": v.build.cwd, "processes": v.build.processes,
+                                "files": v.build.files, "digest": v.build.digest, "deadline_ms": v.build.deadline_ms,
+                                "time_bank_ms": v.build.time_bank_ms,
+                                "pools": {Pool.parse(k).label(pools): {"games": g, "mu": mu, "sigma": sigma}
+                                          for k, (g, mu, sigma) in v.pools.items()}} for v in versions]))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"Versions of {name} in {db}", caption="rating = mu - 3*sigma, per pool")
+    for col in ("version", "created", "digest", "command", "games", "rating"):
+        t.add_column(col, justify="right" if col in ("version", "games") else "left", overflow="fold")
+    for v in versions:
+        ratings = "; ".join(f"{Pool.parse(k).label(pools)} {Rating(mu, sigma).conservative:.2f}"
+                            for k, (_, mu, sigma) in v.pools.items())
+        t.add_row(str(v.version), datetime.datetime.fromtimestamp(v.created_at).strftime("%Y-%m-%d %H:%M"),
+                  (v.build.digest or "-")[:12], v.build.command or "(connects itself)",
+                  str(sum(g for g, _, _ in v.pools.values())), ratings or "-")
+    Console(highlight=False).print(t)
 
 
 @app.command("list")
 def bot_list(db: DbOption = Path("arena.db"), json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """The registered bots."""
+    """The registered bots, each as its latest version."""
     st = _store(db, read_only=True)
     bots = st.bots()
     if json_out:
         typer.echo(json.dumps([{"name": b.name, "kind": b.kind, "command": b.command, "cwd": b.cwd,
-                                "processes": b.processes, "sample": b.sample} for b in bots]))
+                                "processes": b.processes, "sample": b.sample, "version": b.version, "digest": b.digest,
+                                "deadline_ms": b.deadline_ms, "time_bank_ms": b.time_bank_ms} for b in bots]))
         return
     from rich.console import Console
     from rich.table import Table
 
     t = Table(title=f"Bots in {db}")
-    for col in ("name", "kind", "command", "processes", "sample"):
+    for col in ("name", "version", "kind", "command", "processes", "sample"):
         t.add_column(col)
     for b in bots:
-        t.add_row(b.name, b.kind, b.command or "(connects itself)", str(b.processes), "yes" if b.sample else "")
+        t.add_row(b.name, str(b.version), b.kind, b.command or "(connects itself)", str(b.processes),
+                  "yes" if b.sample else "")
     Console().print(t)
 
 
@@ -115,7 +253,8 @@ def bot_token(name: Annotated[str, typer.Argument(help="A registered bot.")], db
 
 @app.command("remove")
 def bot_remove(name: str, db: DbOption = Path("arena.db")) -> None:
-    """Unregister a bot (its games and ratings stay in the database)."""
+    """Unregister a bot (its versions, games and ratings stay in the database; registering the name again
+    with another build is a new version, unrated)."""
     st = _store(db)
     if not st.remove_bot(name):
         _fail(f"no bot named {name!r} (see `pepper bot list`)")

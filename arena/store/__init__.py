@@ -6,6 +6,8 @@ from .rows import (
     Bot,
     BotKind,
     BotTotals,
+    BotVersion,
+    Build,
     Faults,
     GameIds,
     GameStatus,
@@ -17,5 +19,5 @@ from .rows import (
 )
 from .store import Plan, Store, StoreError
 
-__all__ = ["SCHEMA_VERSION", "Bot", "BotKind", "BotTotals", "Faults", "GameIds", "GameStatus", "NewGame", "Plan",
+__all__ = ["SCHEMA_VERSION", "Bot", "BotKind", "BotTotals", "BotVersion", "Build", "Faults", "GameIds", "GameStatus", "NewGame", "Plan",
            "PlannedGame", "Seat", "SeatStatus", "Store", "StoreError", "StoredGame"]

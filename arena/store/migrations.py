@@ -13,6 +13,15 @@ of the previous version.
   contracts, latency) indexed by bot and by pool; the records in
   ``game_records``; ``games`` keeps one row of scalars per game;
   ``rating_history`` keyed by (game, bot) and indexed by (pool, bot).
+- 3: bot versions and pools by content. ``bot_versions`` holds each
+  registration of a name (command, cwd, env, processes, its files and their
+  digest, its own time controls); ``bots`` keeps the name's token; ratings,
+  rating history and game seats say which version. Every existing bot
+  becomes version 1, with its files unrecorded (NULL: the first run records
+  them). A pool key becomes ``name@digest/Np`` (:class:`arena.ratings.Pool`):
+  the digest of the built-in ruleset of that name, or of the ruleset file's
+  keys its latest run stored (``runs.config_json``). ``crashes`` records each
+  crash of a bot process (one row per crash, with the games replayed).
 
 All pending migrations run in one transaction with the new user_version: a
 failure leaves the file as it was.
@@ -24,6 +33,10 @@ import json
 import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
+
+from referee.rules import BUILTIN_RULESETS, RulesetError, ruleset_from_dict
+
+from ..ratings import Pool
 
 
 class Migration(NamedTuple):
@@ -172,8 +185,92 @@ def _to_2(db: sqlite3.Connection) -> None:
     ])
 
 
+def _to_3(db: sqlite3.Connection) -> None:
+    _run(db, [
+        """CREATE TABLE bot_versions (
+            bot TEXT NOT NULL,
+            version INTEGER NOT NULL,          -- 1, 2, ...: one registered build of the bot
+            kind TEXT NOT NULL CHECK (kind IN ('command', 'remote')),
+            command TEXT,
+            cwd TEXT,
+            env_json TEXT NOT NULL DEFAULT '{}',
+            processes INTEGER NOT NULL DEFAULT 1,
+            files_json TEXT,                   -- the paths its digest covers; NULL: not recorded yet
+            digest TEXT,                       -- sha256 over those files; NULL: not recorded yet
+            deadline_ms INTEGER,               -- its own time controls; NULL: the run's
+            time_bank_ms INTEGER,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (bot, version))""",
+        "INSERT INTO bot_versions SELECT name, 1, kind, command, cwd, env_json, processes, NULL, NULL, NULL, NULL, "
+        "created_at FROM bots",
+        """CREATE TABLE bots_3 (
+            name TEXT PRIMARY KEY,             -- a registered name; its versions outlive it
+            token TEXT NOT NULL,
+            sample INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL)""",
+        "INSERT INTO bots_3 SELECT name, token, sample, created_at FROM bots",
+        "DROP TABLE bots",
+        "ALTER TABLE bots_3 RENAME TO bots",
+        """CREATE TABLE ratings_3 (
+            pool TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            games INTEGER NOT NULL,
+            PRIMARY KEY (pool, bot, version))""",
+        "INSERT INTO ratings_3 SELECT pool, bot, 1, mu, sigma, games FROM ratings",
+        "DROP TABLE ratings",
+        "ALTER TABLE ratings_3 RENAME TO ratings",
+        "ALTER TABLE game_seats ADD COLUMN version INTEGER NOT NULL DEFAULT 1",
+        "ALTER TABLE rating_history ADD COLUMN version INTEGER NOT NULL DEFAULT 1",
+        "DROP INDEX game_seats_pool",
+        "CREATE INDEX game_seats_pool ON game_seats (pool, bot, version)",
+        "DROP INDEX rating_history_bot",
+        "CREATE INDEX rating_history_bot ON rating_history (pool, bot, version)",
+        """CREATE TABLE crashes (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs (id),
+            pool TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            exit_code INTEGER,                 -- NULL: killed by a signal, or unknown
+            games_replayed INTEGER NOT NULL,   -- its games in flight, played again from their start
+            at REAL NOT NULL)""",
+        "CREATE INDEX crashes_pool ON crashes (pool, bot, version)",
+    ])
+    keys = {r[0] for t in ("games", "ratings", "rating_history") for r in db.execute(f"SELECT DISTINCT pool FROM {t}")}
+    params = _ruleset_params_by_name(db)
+    for key in keys:
+        pool = Pool.parse(key)
+        if pool.digest:
+            continue
+        rs = BUILTIN_RULESETS.get(pool.ruleset)
+        if rs is None and pool.ruleset in params:
+            try:
+                rs = ruleset_from_dict(params[pool.ruleset], source=f"run of ruleset {pool.ruleset}")
+            except RulesetError:
+                rs = None  # a file the rules no longer accept: it keeps its name alone
+        if rs is None:
+            continue
+        new = Pool.of(rs, pool.players).key
+        for table in ("games", "game_seats", "ratings", "rating_history"):
+            db.execute(f"UPDATE {table} SET pool = ? WHERE pool = ?", (new, key))
+
+
+def _ruleset_params_by_name(db: sqlite3.Connection) -> dict[str, dict]:
+    """Per ruleset file name, the keys its latest run stored."""
+    out: dict[str, dict] = {}
+    for (config,) in db.execute("SELECT config_json FROM runs ORDER BY id"):
+        params = json.loads(config).get("ruleset_params")
+        if isinstance(params, dict) and isinstance(params.get("name"), str):
+            out[params["name"]] = params
+    return out
+
+
 MIGRATIONS = [
     Migration(1, "the first schema", lambda db: _run(db, SCHEMA_1)),
     Migration(2, "per-seat rows, records apart, keyed rating history", _to_2),
+    Migration(3, "bot versions, pools by ruleset content, crashes", _to_3),
 ]
 LATEST = MIGRATIONS[-1].version

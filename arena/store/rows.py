@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -15,7 +15,30 @@ class BotKind(StrEnum):
 
 
 @dataclass(frozen=True)
+class Build:
+    """What one version of a bot is: registering a name again with another build makes a new version."""
+
+    kind: BotKind
+    command: str | None = None
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    processes: int = 1
+    files: tuple[str, ...] | None = None   # the paths its digest covers (None: not recorded yet)
+    digest: str | None = None              # sha256 over those files (arena.registry.files_digest)
+    deadline_ms: int | None = None         # its own time per decision (None: the run's)
+    time_bank_ms: int | None = None        # its own time bank (None: the run's)
+
+    def same(self, other: Build) -> bool:
+        """The same build, files aside where either has not recorded them (a version from before versions)."""
+        if None in (self.digest, other.digest):
+            return replace(self, files=None, digest=None) == replace(other, files=None, digest=None)
+        return self == other
+
+
+@dataclass(frozen=True)
 class Bot:
+    """A registered bot, as its latest version."""
+
     name: str
     kind: BotKind
     command: str | None
@@ -24,6 +47,25 @@ class Bot:
     processes: int
     token: str
     sample: bool
+    version: int = 1
+    digest: str | None = None
+    files: tuple[str, ...] | None = None
+    deadline_ms: int | None = None
+    time_bank_ms: int | None = None
+
+    @property
+    def build(self) -> Build:
+        return Build(self.kind, self.command, self.cwd, self.env, self.processes, self.files, self.digest,
+                     self.deadline_ms, self.time_bank_ms)
+
+
+class BotVersion(NamedTuple):
+    """One version of a bot, for `pepper bot versions`: its build, and its games and rating in each pool."""
+
+    version: int
+    created_at: float
+    build: Build
+    pools: dict[str, tuple[int, float, float]]   # pool key -> (rated games, mu, sigma)
 
 
 class Faults(NamedTuple):
@@ -55,6 +97,7 @@ class Seat:
     decisions: int = 0
     latency_p50_ms: float | None = None
     latency_p99_ms: float | None = None
+    version: int = 1                 # the bot's version that played it
 
 
 @dataclass(frozen=True)
@@ -104,7 +147,7 @@ class StoredGame:
     def summary(self) -> dict:
         """The JSON form `pepper arena games --json` prints."""
         return {"id": self.id, "run_id": self.run_id, "pool": self.pool, "ruleset": self.ruleset, "players": self.players,
-                "seats": self.bots, "status": str(self.status), "scores": self.scores, "winners": self.winners,
+                "seats": self.bots, "versions": [s.version for s in self.seats], "status": str(self.status), "scores": self.scores, "winners": self.winners,
                 "duration": self.duration, "finished_at": self.finished_at}
 
 
@@ -127,6 +170,7 @@ class BotTotals(NamedTuple):
     """One bot's aggregates over a pool's games: what the ranked table shows beside its rating."""
 
     bot: str
+    version: int
     mu: float
     sigma: float
     games: int
@@ -137,7 +181,7 @@ class BotTotals(NamedTuple):
     contracts_made: int
     timeouts: int
     illegal: int                     # illegal and malformed answers
-    crashes: int                     # lost connections
+    crashes: int                     # lost connections in its games, and crashes of its processes (table crashes)
     fallbacks: int                   # answers its SDK replaced by a legal fallback (its strategy failed)
     latency_p50_ms: float | None     # median of its seats' per-game p50s
     latency_p99_ms: float | None     # 99th percentile of its seats' per-game p99s

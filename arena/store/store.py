@@ -1,4 +1,4 @@
-"""The arena's SQLite store: bots, runs, planned matches, games and their seats, ratings.
+"""The arena's SQLite store: bots and their versions, runs, planned matches, games and their seats, ratings.
 
 Durability rules (the arena may be killed with -9 at any moment):
 
@@ -26,7 +26,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,6 +36,8 @@ from .rows import (
     Bot,
     BotKind,
     BotTotals,
+    BotVersion,
+    Build,
     Faults,
     GameIds,
     GameStatus,
@@ -53,15 +55,16 @@ class StoreError(Exception):
     """The results database cannot be used; the message says why and what to do."""
 
 
-_SEAT_COLUMNS = ("seat, bot, status, illegal, malformed, timeout, disconnect, score, won, contracts_bid, contracts_made, "
+_SEAT_COLUMNS = ("seat, bot, version, status, illegal, malformed, timeout, disconnect, score, won, contracts_bid, contracts_made, "
                  "fallbacks, decisions, latency_p50_ms, latency_p99_ms")
 _GAME_COLUMNS = "id, run_id, idx, pool, ruleset, players, seed, status, duration, finished_at"
 
 
 def _seat(row: tuple) -> Seat:
-    seat, bot, status, illegal, malformed, timeout, disconnect, score, won, bid, made, fallbacks, decisions, p50, p99 = row
+    seat, bot, version, status, illegal, malformed, timeout, disconnect, score, won, bid, made, fallbacks, decisions, \
+        p50, p99 = row
     return Seat(seat, bot, SeatStatus(status), Faults(illegal, malformed, timeout, disconnect), score, bool(won),
-                bid, made, fallbacks, decisions, p50, p99)
+                bid, made, fallbacks, decisions, p50, p99, version)
 
 
 class Store:
@@ -231,38 +234,105 @@ class Store:
         with self.tx():
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (key,))
 
-    # -- bots -----------------------------------------------------------------------------------------
+    # -- bots and their versions ----------------------------------------------------------------------
+    # A name's versions are a line, 1, 2, ...; its latest is the one the arena launches. They outlive the name:
+    # a name removed and registered again with another build gets a new version, not the old one's ratings.
     def add_bot(self, name: str, kind: BotKind | str, *, command: str | None = None, cwd: str | None = None,
-                env: dict | None = None, processes: int = 1, sample: bool = False, replace: bool = False) -> Bot:
-        token = secrets.token_urlsafe(24)
-        verb = "INSERT OR REPLACE" if replace else "INSERT"
+                env: dict | None = None, processes: int = 1, sample: bool = False, replace: bool = False,
+                files: Iterable[str] | None = None, digest: str | None = None, deadline_ms: int | None = None,
+                time_bank_ms: int | None = None) -> Bot:
+        """Register ``name`` (StoreError if it is registered, unless ``replace``) as its latest version when that
+        is this build, else as a new version."""
+        build = Build(BotKind(kind), command, cwd, dict(env or {}), processes, None if files is None else tuple(files),
+                      digest, deadline_ms, time_bank_ms)
         try:
             with self.tx():
-                self.db.execute(
-                    f"{verb} INTO bots (name, kind, command, cwd, env_json, processes, token, sample, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (name, str(BotKind(kind)), command, cwd, json.dumps(env or {}), processes, token, int(sample), time.time()))
+                verb = "INSERT OR REPLACE" if replace else "INSERT"
+                self.db.execute(f"{verb} INTO bots (name, token, sample, created_at) VALUES (?, ?, ?, ?)",
+                                (name, secrets.token_urlsafe(24), int(sample), time.time()))
+                self._version_of(name, build)
         except sqlite3.IntegrityError:
-            raise StoreError(f"a bot named {name!r} is already registered; remove it first "
-                             f"(pepper bot remove {name}) or choose another name") from None
+            raise StoreError(f"a bot named {name!r} is already registered; change it with `pepper bot update {name} "
+                             f"...` (a new version), or remove it first (pepper bot remove {name})") from None
         return self.bot(name)
 
+    def update_bot(self, name: str, build: Build) -> tuple[Bot, bool]:
+        """Make ``build`` the registered bot ``name``'s latest version. Returns (the bot, whether that is a new
+        version: False when the latest one is this build). A latest version from before versions, its files
+        unrecorded, takes this build's files and digest rather than a new number."""
+        with self.tx():
+            if self.db.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone() is None:
+                raise StoreError(f"no bot named {name!r} (see `pepper bot list`)")
+            new = self._version_of(name, build)
+        return self.bot(name), new
+
+    def _version_of(self, name: str, build: Build) -> bool:
+        """Inside a transaction: make ``build`` the latest version of ``name``; True when it is a new one."""
+        latest = self._latest_build(name)
+        if latest is not None:
+            version, old = latest
+            if old.same(build):
+                if old.digest is None and build.digest is not None:  # recorded at last
+                    self.db.execute("UPDATE bot_versions SET files_json = ?, digest = ? WHERE bot = ? AND version = ?",
+                                    (json.dumps(build.files), build.digest, name, version))
+                return False
+        self.db.execute(
+            "INSERT INTO bot_versions (bot, version, kind, command, cwd, env_json, processes, files_json, digest, "
+            "deadline_ms, time_bank_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, 1 if latest is None else latest[0] + 1, str(build.kind), build.command, build.cwd,
+             json.dumps(build.env), build.processes, None if build.files is None else json.dumps(build.files),
+             build.digest, build.deadline_ms, build.time_bank_ms, time.time()))
+        return True
+
+    _BUILD = "kind, command, cwd, env_json, processes, files_json, digest, deadline_ms, time_bank_ms"
+
+    @staticmethod
+    def _build(row: tuple) -> Build:
+        kind, command, cwd, env, processes, files, digest, deadline, bank = row
+        return Build(BotKind(kind), command, cwd, json.loads(env), processes,
+                     None if files is None else tuple(json.loads(files)), digest, deadline, bank)
+
+    def _latest_build(self, name: str) -> tuple[int, Build] | None:
+        row = self.db.execute(f"SELECT version, {self._BUILD} FROM bot_versions WHERE bot = ? ORDER BY version DESC "
+                              "LIMIT 1", (name,)).fetchone()
+        return None if row is None else (row[0], self._build(row[1:]))
+
     def remove_bot(self, name: str) -> bool:
+        """Unregister ``name``; its versions, games and ratings stay."""
         with self.tx():
             return self.db.execute("DELETE FROM bots WHERE name = ?", (name,)).rowcount > 0
 
-    _BOT = "SELECT name, kind, command, cwd, env_json, processes, token, sample FROM bots"
+    _BOT = (f"SELECT b.name, b.token, b.sample, v.version, v.{_BUILD.replace(', ', ', v.')} FROM bots b "
+            "JOIN bot_versions v ON v.bot = b.name "
+            "AND v.version = (SELECT MAX(version) FROM bot_versions WHERE bot = b.name)")
 
-    @staticmethod
-    def _bot(row: tuple) -> Bot:
-        return Bot(row[0], BotKind(row[1]), row[2], row[3], json.loads(row[4]), row[5], row[6], bool(row[7]))
+    def _bot(self, row: tuple) -> Bot:
+        name, token, sample, version, *build = row
+        b = self._build(tuple(build))
+        return Bot(name, b.kind, b.command, b.cwd, b.env, b.processes, token, bool(sample), version, b.digest, b.files,
+                   b.deadline_ms, b.time_bank_ms)
 
     def bot(self, name: str) -> Bot | None:
-        row = self.db.execute(f"{self._BOT} WHERE name = ?", (name,)).fetchone()
+        """A registered bot, as its latest version."""
+        row = self.db.execute(f"{self._BOT} WHERE b.name = ?", (name,)).fetchone()
         return None if row is None else self._bot(row)
 
     def bots(self) -> list[Bot]:
-        return [self._bot(r) for r in self.db.execute(f"{self._BOT} ORDER BY name")]
+        return [self._bot(r) for r in self.db.execute(f"{self._BOT} ORDER BY b.name")]
+
+    def versions(self, name: str) -> list[BotVersion]:
+        """Every version of ``name`` (registered or not any more), oldest first, with its ratings by pool."""
+        pools: dict[int, dict[str, tuple[int, float, float]]] = {}
+        for version, pool, games, mu, sigma in self.db.execute(
+                "SELECT version, pool, games, mu, sigma FROM ratings WHERE bot = ? ORDER BY pool", (name,)):
+            pools.setdefault(version, {})[pool] = (games, mu, sigma)
+        rows = self.db.execute(f"SELECT version, created_at, {self._BUILD} FROM bot_versions WHERE bot = ? "
+                               "ORDER BY version", (name,))
+        return [BotVersion(v, at, self._build(tuple(b)), pools.get(v, {})) for v, at, *b in rows]
+
+    def version_counts(self) -> dict[str, int]:
+        """Per bot name (registered or not any more), how many versions it has had."""
+        return dict(self.db.execute("SELECT bot, MAX(version) FROM bot_versions GROUP BY bot"))
 
     # -- runs and plans -------------------------------------------------------------------------------
     def find_or_create_run(self, config: dict, plan: Plan) -> tuple[int, bool]:
@@ -319,52 +389,74 @@ class Store:
             self.db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (time.time(), run_id))
 
     # -- games and ratings ----------------------------------------------------------------------------
-    def ratings(self, pool: str) -> dict[str, Rating]:
-        return {b: Rating(mu, sigma) for b, mu, sigma in
-                self.db.execute("SELECT bot, mu, sigma FROM ratings WHERE pool = ? ORDER BY bot", (pool,))}
+    # Ratings are per (pool, bot, version); one game seats one version of each of its bots, so within a game,
+    # a pool's ratings are keyed by bot name (what arena.ratings.Rater works with).
+    def ratings(self, pool: str, versions: Mapping[str, int] | None = None) -> dict[str, Rating]:
+        """The ratings in ``pool`` of the given version of each bot, or of each bot's newest rated version."""
+        rows = self.db.execute("SELECT bot, version, mu, sigma FROM ratings WHERE pool = ? ORDER BY bot, version", (pool,))
+        if versions is None:
+            return {b: Rating(mu, sigma) for b, _, mu, sigma in rows}  # the newest version comes last
+        return {b: Rating(mu, sigma) for b, v, mu, sigma in rows if versions.get(b) == v}
 
-    def rating_games(self, pool: str, bot: str) -> int:
-        """How many rated games ``bot`` has in ``pool``."""
-        row = self.db.execute("SELECT games FROM ratings WHERE pool = ? AND bot = ?", (pool, bot)).fetchone()
+    def rating_games(self, pool: str, bot: str, version: int = 1) -> int:
+        """How many rated games version ``version`` of ``bot`` has in ``pool``."""
+        row = self.db.execute("SELECT games FROM ratings WHERE pool = ? AND bot = ? AND version = ?",
+                              (pool, bot, version)).fetchone()
         return row[0] if row else 0
 
-    def set_ratings(self, pool: str, ratings: dict[str, Rating], games: int = 0) -> None:
-        """Set ratings outright (no game, no history): seeding a pool."""
+    def set_ratings(self, pool: str, ratings: dict[str, Rating], games: int = 0,
+                    versions: Mapping[str, int] | None = None) -> None:
+        """Set ratings outright (no game, no history): seeding a pool. Version 1 of each bot unless ``versions``."""
+        versions = versions or {}
         with self.tx():
-            self.db.executemany("INSERT OR REPLACE INTO ratings (pool, bot, mu, sigma, games) VALUES (?, ?, ?, ?, ?)",
-                                [(pool, b, r.mu, r.sigma, games) for b, r in ratings.items()])
+            self.db.executemany("INSERT OR REPLACE INTO ratings (pool, bot, version, mu, sigma, games) "
+                                "VALUES (?, ?, ?, ?, ?, ?)",
+                                [(pool, b, versions.get(b, 1), r.mu, r.sigma, games) for b, r in ratings.items()])
 
     def record_game(self, game: NewGame, rate: Callable[[dict[str, Rating]], dict[str, Rating]]) -> int:
-        """Store a finished game with the ratings ``rate`` derives from the pool's current ones, in one
-        transaction that reads those ratings too. Returns the game id."""
+        """Store a finished game with the ratings ``rate`` derives from the current ratings of the versions that
+        played it, in one transaction that reads those ratings too. Returns the game id."""
+        versions = {s.bot: s.version for s in game.seats}
         try:
             with self.tx():
-                new = rate(self.ratings(game.pool))
+                new = rate(self.ratings(game.pool, versions))
                 gid = self.db.execute(
                     "INSERT INTO games (run_id, idx, pool, ruleset, players, seed, status, duration, finished_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (game.run_id, game.idx, game.pool, game.ruleset, game.players, game.seed, str(game.status),
                      game.duration, time.time())).lastrowid
                 self.db.executemany(
-                    f"INSERT INTO game_seats (game_id, pool, {_SEAT_COLUMNS}) VALUES ({', '.join('?' * 17)})",
-                    [(gid, game.pool, s.seat, s.bot, str(s.status), *s.faults, s.score, s.won, s.contracts_bid,
-                      s.contracts_made, s.fallbacks, s.decisions, s.latency_p50_ms, s.latency_p99_ms) for s in game.seats])
+                    f"INSERT INTO game_seats (game_id, pool, {_SEAT_COLUMNS}) VALUES ({', '.join('?' * 18)})",
+                    [(gid, game.pool, s.seat, s.bot, s.version, str(s.status), *s.faults, s.score, s.won,
+                      s.contracts_bid, s.contracts_made, s.fallbacks, s.decisions, s.latency_p50_ms, s.latency_p99_ms)
+                     for s in game.seats])
                 self.db.execute("INSERT INTO game_records (game_id, record_json) VALUES (?, ?)", (gid, json.dumps(game.record)))
                 for bot, r in new.items():
                     self.db.execute(
-                        "INSERT INTO ratings (pool, bot, mu, sigma, games) VALUES (?, ?, ?, ?, 1) "
-                        "ON CONFLICT (pool, bot) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, games = games + 1",
-                        (game.pool, bot, r.mu, r.sigma))
-                    self.db.execute("INSERT INTO rating_history (game_id, bot, pool, mu, sigma) VALUES (?, ?, ?, ?, ?)",
-                                    (gid, bot, game.pool, r.mu, r.sigma))
+                        "INSERT INTO ratings (pool, bot, version, mu, sigma, games) VALUES (?, ?, ?, ?, ?, 1) "
+                        "ON CONFLICT (pool, bot, version) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
+                        "games = games + 1", (game.pool, bot, versions.get(bot, 1), r.mu, r.sigma))
+                    self.db.execute("INSERT INTO rating_history (game_id, bot, version, pool, mu, sigma) "
+                                    "VALUES (?, ?, ?, ?, ?, ?)", (gid, bot, versions.get(bot, 1), game.pool, r.mu, r.sigma))
                 return gid
         except sqlite3.IntegrityError:
             raise StoreError(f"game {game.idx} of run {game.run_id} is already stored; not counting it twice") from None
 
-    def rating_history(self, pool: str, bot: str) -> list[tuple[int, Rating]]:
-        """(game id, rating after it) for every rated game of ``bot`` in ``pool``, oldest first."""
-        rows = self.db.execute("SELECT game_id, mu, sigma FROM rating_history WHERE pool = ? AND bot = ? ORDER BY game_id",
-                               (pool, bot))
+    def record_crash(self, run_id: int, pool: str, bot: str, version: int, exit_code: int | None,
+                     games_replayed: int) -> int:
+        """Record a crash of a process of ``bot`` (version ``version``) during run ``run_id`` in ``pool``: it
+        counts once among the bot's faults, however many games in flight were replayed. Returns its id."""
+        with self.tx():
+            return self.db.execute(
+                "INSERT INTO crashes (run_id, pool, bot, version, exit_code, games_replayed, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", (run_id, pool, bot, version, exit_code, games_replayed, time.time())
+            ).lastrowid
+
+    def rating_history(self, pool: str, bot: str, version: int = 1) -> list[tuple[int, Rating]]:
+        """(game id, rating after it) for every rated game of version ``version`` of ``bot`` in ``pool``, oldest
+        first."""
+        rows = self.db.execute("SELECT game_id, mu, sigma FROM rating_history WHERE pool = ? AND bot = ? AND version = ? "
+                               "ORDER BY game_id", (pool, bot, version))
         return [(gid, Rating(mu, sigma)) for gid, mu, sigma in rows]
 
     def _games(self, where: str, args: Iterable) -> list[StoredGame]:
@@ -397,9 +489,12 @@ class Store:
         return [r[0] for r in self.db.execute(q, (limit,) if run_id is None else (run_id, limit))]
 
     def latest_games(self, *, ruleset: str | None = None, players: int | None = None, bot: str | None = None,
-                     limit: int = 20) -> tuple[list[StoredGame], int]:
+                     pools: list[str] | None = None, limit: int = 20) -> tuple[list[StoredGame], int]:
         """The latest games (newest first) matching the filters, and how many match."""
         where, args = [], []
+        if pools is not None:
+            where.append(f"pool IN ({', '.join('?' * len(pools))})")
+            args.extend(pools)
         if ruleset is not None:
             where.append("ruleset = ?")
             args.append(ruleset)
@@ -414,41 +509,48 @@ class Store:
         return self._games(f"{cond} ORDER BY id DESC LIMIT ?", (*args, limit)), total
 
     def pools(self) -> list[str]:
+        """The keys of the pools with ratings (see :class:`arena.ratings.Pool`)."""
         return [r[0] for r in self.db.execute("SELECT DISTINCT pool FROM ratings ORDER BY pool")]
 
+    def newest_game(self, pool: str) -> int:
+        """The id of ``pool``'s newest game (0 for none)."""
+        return self.db.execute("SELECT COALESCE(MAX(id), 0) FROM games WHERE pool = ?", (pool,)).fetchone()[0]
+
     def totals(self, pool: str) -> list[BotTotals]:
-        """Per rated bot of ``pool`` with games there: its rating and its aggregates over the pool's games
+        """Per rated version of a bot in ``pool`` with games there: its rating and its aggregates over its games
         (see :mod:`arena.stats` for what each means). Latency: the median of the seats' per-game p50s and
         the 99th percentile (the value at index int(0.99 n) of the sorted n) of their per-game p99s."""
         rows = self.db.execute("""
             WITH per_game AS (                -- a bot's seats in one game: one result
-                SELECT s.bot, MAX(s.won) AS won, g.status = 'completed' AS completed,
+                SELECT s.bot, s.version, MAX(s.won) AS won, g.status = 'completed' AS completed,
                        SUM(s.score) * 1.0 / COUNT(*) AS points
                 FROM game_seats s JOIN games g ON g.id = s.game_id
-                WHERE s.pool = :pool GROUP BY s.game_id, s.bot),
+                WHERE s.pool = :pool GROUP BY s.game_id, s.bot, s.version),
             games_of AS (
-                SELECT bot, COUNT(*) AS games, SUM(won) AS wins, SUM(completed) AS completed,
+                SELECT bot, version, COUNT(*) AS games, SUM(won) AS wins, SUM(completed) AS completed,
                        TOTAL(CASE WHEN completed THEN points END) AS points
-                FROM per_game GROUP BY bot),
+                FROM per_game GROUP BY bot, version),
+            crashes_of AS (
+                SELECT bot, version, COUNT(*) AS crashes FROM crashes WHERE pool = :pool GROUP BY bot, version),
             seats_of AS (
-                SELECT bot, SUM(contracts_bid) AS bid, SUM(contracts_made) AS made, SUM(timeout) AS timeouts,
-                       SUM(illegal + malformed) AS illegal, SUM(disconnect) AS crashes, SUM(fallbacks) AS fallbacks
-                FROM game_seats WHERE pool = :pool GROUP BY bot),
+                SELECT bot, version, SUM(contracts_bid) AS bid, SUM(contracts_made) AS made, SUM(timeout) AS timeouts,
+                       SUM(illegal + malformed) AS illegal, SUM(disconnect) AS disconnects, SUM(fallbacks) AS fallbacks
+                FROM game_seats WHERE pool = :pool GROUP BY bot, version),
             latencies AS (
-                SELECT bot, latency_p50_ms AS p50, latency_p99_ms AS p99,
-                       ROW_NUMBER() OVER (PARTITION BY bot ORDER BY latency_p50_ms) AS r50,
-                       ROW_NUMBER() OVER (PARTITION BY bot ORDER BY latency_p99_ms) AS r99,
-                       COUNT(*) OVER (PARTITION BY bot) AS n
+                SELECT bot, version, latency_p50_ms AS p50, latency_p99_ms AS p99,
+                       ROW_NUMBER() OVER (PARTITION BY bot, version ORDER BY latency_p50_ms) AS r50,
+                       ROW_NUMBER() OVER (PARTITION BY bot, version ORDER BY latency_p99_ms) AS r99,
+                       COUNT(*) OVER (PARTITION BY bot, version) AS n
                 FROM game_seats WHERE pool = :pool AND latency_p50_ms IS NOT NULL),
             latency_of AS (
-                SELECT bot,
+                SELECT bot, version,
                        (MIN(CASE WHEN r50 IN ((n + 1) / 2, (n + 2) / 2) THEN p50 END)
                         + MAX(CASE WHEN r50 IN ((n + 1) / 2, (n + 2) / 2) THEN p50 END)) / 2 AS p50,
                        MAX(CASE WHEN r99 = MIN(n, CAST(0.99 * n AS INTEGER) + 1) THEN p99 END) AS p99
-                FROM latencies GROUP BY bot)
-            SELECT r.bot, r.mu, r.sigma, g.games, g.wins, g.completed, g.points, s.bid, s.made, s.timeouts, s.illegal,
-                   s.crashes, s.fallbacks, l.p50, l.p99
-            FROM ratings r JOIN games_of g ON g.bot = r.bot JOIN seats_of s ON s.bot = r.bot
-                 LEFT JOIN latency_of l ON l.bot = r.bot
-            WHERE r.pool = :pool ORDER BY r.bot""", {"pool": pool})
+                FROM latencies GROUP BY bot, version)
+            SELECT r.bot, r.version, r.mu, r.sigma, g.games, g.wins, g.completed, g.points, s.bid, s.made, s.timeouts,
+                   s.illegal, s.disconnects + COALESCE(c.crashes, 0), s.fallbacks, l.p50, l.p99
+            FROM ratings r JOIN games_of g USING (bot, version) JOIN seats_of s USING (bot, version)
+                 LEFT JOIN latency_of l USING (bot, version) LEFT JOIN crashes_of c USING (bot, version)
+            WHERE r.pool = :pool ORDER BY r.bot, r.version""", {"pool": pool})
         return [BotTotals(*r) for r in rows]

@@ -196,7 +196,7 @@ def test_adaptive_rounds_are_small_and_favour_informative_lineups(tmp_path):
     assert first * 2 <= ADAPTIVE_ROUND_GAMES and st.planned_count(run) == first * 2
     firsts = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.pending(run)}.items()]
     assert len(set(firsts)) == 3 and max(map(firsts.count, firsts)) - min(map(firsts.count, firsts)) <= 1  # equal ratings
-    st.set_ratings("iowa/4p", {"weak": Rating(8.0, 1.5), "strong": Rating(33.0, 1.2), "twin": Rating(32.5, 1.2)}, games=40)
+    st.set_ratings(arena.pool, {"weak": Rating(8.0, 1.5), "strong": Rating(33.0, 1.2), "twin": Rating(32.5, 1.2)}, games=40)
     arena._next_adaptive(cfg.bots, run)
     later = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.planned(run) if g.match >= first}.items()]
     assert later.count(("strong", "twin")) > 3 * max(later.count(("strong", "weak")), later.count(("twin", "weak")))

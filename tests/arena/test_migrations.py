@@ -39,7 +39,8 @@ def _same_table(got: dict, want: dict) -> None:
     for pool in want:
         assert [r["bot"] for r in got[pool]] == [r["bot"] for r in want[pool]], pool
         for g, w in zip(got[pool], want[pool]):
-            assert set(g) == set(w) | {"fallbacks"} and g["fallbacks"] == 0  # schema 1 stored none: none migrated
+            assert set(g) == set(w) | {"fallbacks", "version"} and g["fallbacks"] == 0  # schema 1 stored none
+            assert g["version"] == 1  # every bot became version 1, with its games and ratings
             for k, v in w.items():
                 if k.startswith("latency_") or not isinstance(v, float):
                     assert g[k] == v, (pool, w["bot"], k)      # latency percentiles: exactly as before
@@ -82,8 +83,9 @@ def test_a_migrated_game_replays_exactly_and_keeps_its_seats(old_db):
     assert games.returncode == 0, games.stderr
     listed = json.loads(games.stdout)
     assert len(listed) == 16 + 9 and all("slow" in g["seats"] for g in listed)
-    assert set(listed[0]) == {"id", "run_id", "pool", "ruleset", "players", "seats", "status", "scores", "winners",
-                              "duration", "finished_at", "winner_bots"}
+    assert set(listed[0]) == {"id", "run_id", "pool", "ruleset", "players", "seats", "versions", "status", "scores",
+                              "winners", "duration", "finished_at", "winner_bots"}
+    assert listed[0]["versions"] == [1] * listed[0]["players"]
 
 
 def test_a_second_open_is_a_no_op(old_db):

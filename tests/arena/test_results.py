@@ -23,7 +23,8 @@ def test_a_partnership_result_becomes_seat_rows_and_team_entries():
                                       decisions=10 + s, latency_p50_ms=1.0 + s, latency_p99_ms=9.0)
                for s in range(4)])
     seats = ["a", "b", "a", "b"]
-    g = new_game(res, table, run_id=1, idx=4, pool="iowa/4p", ruleset="iowa", seed=8, seats=seats)
+    g = new_game(res, table, run_id=1, idx=4, pool="iowa/4p", ruleset="iowa", seed=8, seats=seats,
+                 versions=dict.fromkeys(seats, 1))
     assert g.status is GameStatus.FORFEITED and g.players == 4 and g.record == record and g.duration == 2.5
     assert [s.score for s in g.seats] == [-9, 5, -9, 5] and [s.won for s in g.seats] == [False, True, False, True]
     assert g.seats[2].status is SeatStatus.FORFEITED and g.seats[2].faults == Faults(timeout=3)
@@ -37,6 +38,8 @@ def test_a_free_for_all_ranks_each_seat_winners_first_then_by_score():
     table = get_ruleset("pepper-30").table(3)
     res = control_pb2.GameResult(status=game_pb2.GAME_STATUS_COMPLETED, scores=[12, 31, 20], winning_seats=[1],
                                  seats=[control_pb2.SeatResult(seat=s) for s in range(3)])
-    g = new_game(res, table, run_id=None, idx=None, pool="pepper-30/3p", ruleset="pepper-30", seed=1, seats=["x", "y", "x"])
+    g = new_game(res, table, run_id=None, idx=None, pool="pepper-30/3p", ruleset="pepper-30", seed=1, seats=["x", "y", "x"],
+                 versions={"x": 1, "y": 2})
     assert [s.score for s in g.seats] == [12, 31, 20] and g.record == {}
+    assert [s.version for s in g.seats] == [1, 2, 1]  # each seat records the version of its bot that played
     assert entries(table, ["x", "y", "x"]) == [["x"], ["y"], ["x"]] and ranks(res, table) == [2, 0, 1]

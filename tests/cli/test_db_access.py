@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from arena.store import Store
+from arena.store import SCHEMA_VERSION, Store
 from pepper_cli.app import app
 
 _SCRIPT = Path(sys.executable).with_name("pepper")
@@ -30,7 +30,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER = 1, 2, 3
 PR_CAPBSET_DROP = 24
 READING = [["arena", "table", "--json"], ["arena", "games", "--json"], ["arena", "replay", "7"], ["bot", "list", "--json"],
-           ["bot", "token", "remote1"]]
+           ["bot", "token", "remote1"], ["bot", "versions", "slow", "--json"]]
 
 
 def _without_root_powers() -> None:
@@ -109,7 +109,7 @@ def test_a_read_only_database_that_needs_a_migration_says_so(folder):
     r = pepper("arena", "table", "--db", str(db), cwd=folder, held_to_permissions=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"error: {db}: the results database has schema version 1 and must be migrated to "
-                               "version 2 before it can be read, which writes it, and it is read-only here; make the "
+                               f"version {SCHEMA_VERSION} before it can be read, which writes it, and it is read-only here; make the "
                                "file and its directory writable and run the same command again")
     assert "or copy it to a writable place and pass --db COPY" in r.stderr
     assert _files(folder) == before
@@ -122,6 +122,8 @@ DB_COMMANDS = {
     "arena games": [],
     "arena replay": ["1"],
     "bot register": ["mine", "--command", "python mine.py"],
+    "bot update": ["mine"],
+    "bot versions": ["mine"],
     "bot list": [],
     "bot token": ["mine"],
     "bot remove": ["mine"],
