@@ -47,9 +47,12 @@ DIGEST_SHOWN = 7   # hex digits of a pool's digest shown and accepted (`name@abc
 
 
 def ruleset_digest(rs: Ruleset) -> str:
-    """The short sha256 of a resolved ruleset's rules: the canonical JSON of its fields but its name and prose."""
+    """The short sha256 of a resolved ruleset's rules: the canonical JSON of its fields but its name and prose.
+
+    A field at its default is left out, so that a rule added later with a default that keeps the old game
+    leaves every stored pool's digest (and so its ratings) as it was."""
     fields = {f.name: getattr(rs, f.name) for f in dataclasses.fields(rs)
-              if not f.name.startswith("_") and f.name not in _NOT_RULES}
+              if not f.name.startswith("_") and f.name not in _NOT_RULES and getattr(rs, f.name) != f.default}
     canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 

@@ -38,3 +38,15 @@ def test_a_runs_pool_is_its_ruleset_files_content(tmp_path):
     assert before.ruleset == after.ruleset == "short" and before.players == after.players == 4
     assert before.key != after.key
     assert RunConfig().pool() == Pool.of(get_ruleset("iowa"), 4)
+
+
+def test_a_rule_added_later_at_its_default_keeps_every_pools_digest():
+    # Issue 16 will add rules to Ruleset: a new field whose default keeps the old game must not split the pools.
+    @dataclasses.dataclass(frozen=True)
+    class WithANewRule(type(get_ruleset("iowa"))):
+        new_rule: bool = False
+
+    iowa = get_ruleset("iowa")
+    fields = {f.name: getattr(iowa, f.name) for f in dataclasses.fields(iowa) if f.init}
+    assert ruleset_digest(WithANewRule(**fields)) == ruleset_digest(iowa)
+    assert ruleset_digest(WithANewRule(**fields, new_rule=True)) != ruleset_digest(iowa)
