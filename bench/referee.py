@@ -248,7 +248,7 @@ def main() -> int:
           f"(iowa, deal cap {a.deal_cap}, 4 {a.bot} bot processes, batch <= {a.batch})")
     print(f"raw batched echo, same message sizes: {e:,.0f} decisions/s")
     print(f"ratio: {med['decisions_s'] / e:.1%} (target >= 50%)")
-    print(f"latency per decision (batch sent -> answer received): p50 {med['p50_ms']:.2f} ms, p99 {med['p99_ms']:.2f} ms")
+    print(f"latency per decision (the time charged to each answer: from when the bot could start on it, shared by the answers of one message): p50 {med['p50_ms']:.2f} ms, p99 {med['p99_ms']:.2f} ms")
     if lone is not None:
         print(f"lone game (one game, deal cap {a.lone_deal_cap}): {lone['decisions_s']:,.0f} decisions/s, "
               f"latency p50 {lone['p50_ms']:.2f} ms, p99 {lone['p99_ms']:.2f} ms")
