@@ -13,6 +13,8 @@ of the previous version.
   contracts, latency) indexed by bot and by pool; the records in
   ``game_records``; ``games`` keeps one row of scalars per game;
   ``rating_history`` keyed by (game, bot) and indexed by (pool, bot).
+- 3: ``crashes``: each death of a bot's process during a run, and the games
+  in flight on it that were replayed (docs/arena.md, "Crashes").
 
 All pending migrations run in one transaction with the new user_version: a
 failure leaves the file as it was.
@@ -172,8 +174,24 @@ def _to_2(db: sqlite3.Connection) -> None:
     ])
 
 
+def _to_3(db: sqlite3.Connection) -> None:
+    _run(db, [
+        """CREATE TABLE crashes (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER REFERENCES runs (id),
+            pool TEXT NOT NULL,
+            bot TEXT NOT NULL,
+            version INTEGER NOT NULL DEFAULT 1,
+            exit_code INTEGER,                 -- NULL: unknown
+            games_replayed INTEGER NOT NULL,   -- games in flight on the process, played again
+            at REAL NOT NULL)""",
+        "CREATE INDEX crashes_bot ON crashes (pool, bot)",
+    ])
+
+
 MIGRATIONS = [
     Migration(1, "the first schema", lambda db: _run(db, SCHEMA_1)),
     Migration(2, "per-seat rows, records apart, keyed rating history", _to_2),
+    Migration(3, "bot process crashes", _to_3),
 ]
 LATEST = MIGRATIONS[-1].version

@@ -361,6 +361,15 @@ class Store:
         except sqlite3.IntegrityError:
             raise StoreError(f"game {game.idx} of run {game.run_id} is already stored; not counting it twice") from None
 
+    def record_crash(self, run_id: int | None, pool: str, bot: str, version: int, exit_code: int | None,
+                     games_replayed: int) -> int:
+        """Store one death of a bot's process during a run and how many games in flight on it were replayed.
+        Returns the crash's id."""
+        with self.tx():
+            return self.db.execute(
+                "INSERT INTO crashes (run_id, pool, bot, version, exit_code, games_replayed, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (run_id, pool, bot, version, exit_code, games_replayed, time.time())).lastrowid
+
     def rating_history(self, pool: str, bot: str) -> list[tuple[int, Rating]]:
         """(game id, rating after it) for every rated game of ``bot`` in ``pool``, oldest first."""
         rows = self.db.execute("SELECT game_id, mu, sigma FROM rating_history WHERE pool = ? AND bot = ? ORDER BY game_id",

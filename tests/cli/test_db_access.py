@@ -22,6 +22,7 @@ import pytest
 import typer
 
 from arena.store import Store
+from arena.store.migrations import LATEST
 from pepper_cli.app import app
 
 _SCRIPT = Path(sys.executable).with_name("pepper")
@@ -109,7 +110,7 @@ def test_a_read_only_database_that_needs_a_migration_says_so(folder):
     r = pepper("arena", "table", "--db", str(db), cwd=folder, held_to_permissions=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"error: {db}: the results database has schema version 1 and must be migrated to "
-                               "version 2 before it can be read, which writes it, and it is read-only here; make the "
+                               f"version {LATEST} before it can be read, which writes it, and it is read-only here; make the "
                                "file and its directory writable and run the same command again")
     assert "or copy it to a writable place and pass --db COPY" in r.stderr
     assert _files(folder) == before
