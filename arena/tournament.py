@@ -60,8 +60,11 @@ CREATE_WINDOW = 100
 
 # How often the arena reports progress (Arena.on_progress) while no game finishes, so that rate and ETA move.
 PROGRESS_TICK_S = 1.0
-# The default --concurrency (see default_concurrency): games in flight per bot process, and per core.
-GAMES_PER_PROCESS = 16
+# The default --concurrency (see default_concurrency): games in flight per bot process, and at least per core.
+# Measured on 2 cores (docs/arena.md, "Concurrency"): throughput is flat from 64 to 512 games in flight, lower
+# below (half at 32 for iowa) and above (a third lower with 2,000 one-deal games at once), and the more in flight
+# the later the first game finishes.
+GAMES_PER_PROCESS = 32
 GAMES_PER_CORE = 64
 # Crash policy (docs/arena.md, "Crashes"). A game in flight on a command bot's process that dies is played again
 # from its start on a fresh deck (replay_seed), at most MAX_REPLAYS times: then its forfeit stands.
@@ -561,6 +564,9 @@ class Arena:
                 if not c.recorded and (not settled or now - c.at > CRASH_SETTLE_S):
                     self.store.record_crash(run_id, self.pool, c.bot, 1, c.exit_code, c.games_replayed)
                     c.recorded = True
+                    self.notify(f"bot {c.bot!r}: a process crashed (exit code {c.exit_code}, crash {p.crashes.index(c) + 1} "
+                                f"of the {MAX_CRASHES} a bot may have in a run); {c.games_replayed} game(s) in flight on "
+                                f"it replayed from their start; its log: {p.log_path}")
 
     def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
         game = results.new_game(res, self.table, run_id=run_id, idx=idx, pool=self.pool, ruleset=self.rs.name,

@@ -154,7 +154,8 @@ def _free_port() -> int:
 
 
 def _sample_running(address: str, token: str, stop: threading.Event, peak: list[int]) -> None:
-    """The most games the referee at ``address`` holds running, sampled until ``stop`` (it may not be up yet)."""
+    """The most games the referee at ``address`` holds running (``peak[0]``, over ``peak[1]`` samples), sampled until
+    ``stop`` (it may not be up yet)."""
     md = (("authorization", f"Bearer {token}"),)
     with grpc.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)]) as ch:
         stub = control_pb2_grpc.ControlServiceStub(ch)
@@ -164,7 +165,7 @@ def _sample_running(address: str, token: str, stop: threading.Event, peak: list[
                                        metadata=md, timeout=10).games
             except grpc.RpcError:
                 continue
-            peak[0] = max(peak[0], len(games))
+            peak[0], peak[1] = max(peak[0], len(games)), peak[1] + 1
 
 
 def through_cli(games: int, concurrency: int) -> dict:
@@ -178,7 +179,7 @@ def through_cli(games: int, concurrency: int) -> dict:
             if reg.wait() != 0:
                 raise SystemExit(f"pepper bot register {name} failed: {reg.stderr.read()}")
         address, token = f"127.0.0.1:{_free_port()}", secrets.token_urlsafe(16)
-        peak, stop = [0], threading.Event()
+        peak, stop = [0, 0], threading.Event()
         sampler = threading.Thread(target=_sample_running, args=(address, token, stop, peak), daemon=True)
         t0 = time.perf_counter()
         run = _pepper("arena", "run", "--ruleset", "one-deal.toml", "--bots", ",".join(BOTS), "--games", str(games),
@@ -193,15 +194,16 @@ def through_cli(games: int, concurrency: int) -> dict:
             stored = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     shown = [int(m[1]) for line in out.splitlines() if (m := IN_FLIGHT.search(line))]
     return {"games": games, "concurrency": concurrency, "exit_status": run.returncode, "stored": stored,
-            "referee_running_peak": peak[0], "progress_in_flight_peak": max(shown, default=0), "seconds": wall,
+            "referee_running_peak": peak[0], "referee_samples": peak[1], "progress_in_flight_peak": max(shown, default=0), "seconds": wall,
             "games_per_second": stored / wall, "error": err.strip()[-2000:] if run.returncode else ""}
 
 
 def _report_cli(r: dict) -> None:
     print(f"pepper arena run: {r['games']} one-deal games, --concurrency {r['concurrency']}, 2 lean bots: "
           f"exit {r['exit_status']}, {r['stored']} games stored in {r['seconds']:.1f}s ({r['games_per_second']:.1f} games/s)")
-    print(f"  games in flight: {r['referee_running_peak']} running at once in the referee (sampled every 0.5 s), "
-          f"{r['progress_in_flight_peak']} at most in the arena's progress lines (target: 5,000)")
+    print(f"  games in flight: {r['progress_in_flight_peak']} at most in the arena's progress lines (target: 5,000); "
+          f"{r['referee_running_peak']} at most running at once in the referee ({r['referee_samples']} samples): the "
+          "others were waiting to be created, or had finished")
     if r["error"]:
         print(f"  error: {r['error']}")
 

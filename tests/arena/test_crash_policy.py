@@ -52,7 +52,27 @@ def test_the_games_in_flight_on_a_crashed_process_are_replayed_and_the_crash_is_
     played = rows(db, "SELECT p.seed, g.seed FROM planned_games p JOIN games g USING (run_id, idx)")
     fresh = [(planned, seed) for planned, seed in played if planned != seed]
     assert len(fresh) == replayed and all(seed == replay_seed(planned, 1) for planned, seed in fresh), (fresh, replayed)
-    assert "1 crashes" not in out.stdout  # --quiet
+    text = " ".join((out.stdout + out.stderr).split())
+    assert f"bot 'crashy': a process crashed (exit code 3, crash 1 of the 5 a bot may have in a run); {replayed} game(s) " \
+           "in flight on it replayed from their start; its log: arena-logs/bot-crashy.log" in text, text
+
+
+def test_an_older_database_gets_the_crashes_table_and_a_crash_is_stored_once(tmp_path):
+    import shutil
+
+    from arena.store import Store
+
+    db = tmp_path / "old.db"
+    shutil.copy(HERE.parent / "fixtures" / "arena-schema1.db", db)
+    st = Store(db)
+    try:
+        first = st.record_crash(None, "iowa/4p", "crashy", 1, 3, 40)
+        second = st.record_crash(None, "iowa/4p", "crashy", 1, None, 0)
+    finally:
+        st.close()
+    assert second == first + 1
+    assert [r[1:] for r in rows(db, "SELECT id, run_id, pool, bot, version, exit_code, games_replayed FROM crashes")] == \
+        [(None, "iowa/4p", "crashy", 1, 3, 40), (None, "iowa/4p", "crashy", 1, None, 0)]
 
 
 def test_a_bot_that_crashes_every_time_is_withdrawn_and_the_others_games_are_played(tmp_path):
