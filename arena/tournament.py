@@ -478,10 +478,14 @@ class Arena:
                 self.on_progress(progress)
 
         async def tick():  # rate and ETA move, and settled crashes are stored, while no game finishes
-            while True:
+            while not errors:
                 await asyncio.sleep(PROGRESS_TICK_S)
                 progress.crashes = sum(len(p.crashes) for p in procs)
-                self._record_crashes(run_id, procs, settled=True)
+                try:
+                    self._record_crashes(run_id, procs, settled=True)
+                except Exception as e:  # noqa: BLE001 - the database: ends the run, after the loop
+                    errors.append(e)
+                    finished.set()
                 self.on_progress(progress)
 
         tasks: set[asyncio.Task] = set()
