@@ -135,8 +135,8 @@ class _BarProgress:
     def __init__(self, label: str, quiet: bool):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]:>7.1f} games/s"), TextColumn("ETA {task.fields[eta]}"),
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]:.1f} games/s"), TextColumn("ETA {task.fields[eta]}"),
                             TextColumn("faults {task.fields[faults]}"), TextColumn("in flight {task.fields[flight]}"),
                             TimeElapsedColumn(), disable=quiet)
         self.task = self.bar.add_task(label, total=None, rate=0.0, eta="-", faults=0, flight=0)
