@@ -22,7 +22,7 @@ class RunConfig:
     duplicate: bool = True
     adaptive: bool = False
     bots: list[str] | None = None     # default: every registered bot
-    concurrency: int = 2048
+    concurrency: int | None = None   # games in flight; None: arena.tournament.default_concurrency
     referee: str | None = None        # use this referee instead of starting one
     listen: str = "127.0.0.1:0"       # where the arena's own referee listens (remote bots connect here)
     control_token: str | None = None

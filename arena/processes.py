@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from supervisor import ProcessSpec, Runtime, StartError, Supervisor
+from supervisor import Handle, ProcessSpec, Runtime, StartError, Supervisor
 
 from .errors import ArenaError
 from .registry import expand
@@ -65,6 +67,17 @@ class RefereeProcess:
         self.sup.stop(grace_s=15.0)
 
 
+@dataclass
+class Crash:
+    """A bot process found dead during a run (each death once), and the games in flight on it replayed."""
+
+    bot: str
+    exit_code: int | None
+    at: float                  # time.monotonic() when the arena noticed it
+    games_replayed: int = 0
+    recorded: bool = False     # stored (Store.record_crash)
+
+
 class BotProcesses:
     """The processes of one command bot (a :class:`~supervisor.Supervisor`: per-slot restart backoff)."""
 
@@ -77,6 +90,8 @@ class BotProcesses:
         self.bot = bot
         self.log_path = log_dir / f"bot-{bot.name}.log"
         self.connected_once = False            # set by the arena once the referee lists a connection of the bot
+        self.crashes: list[Crash] = []         # its processes' deaths in this run, oldest first
+        self.stopped = False                   # stopped by the arena: its processes' deaths are not crashes
         env = os.environ | extra_env | bot.env | {
             "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
         # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
@@ -84,13 +99,33 @@ class BotProcesses:
         with _explained(self.bot, self.log_path):
             spec = ProcessSpec.command(f"bot {bot.name!r}", expand(bot.command or ""), self.log_path, cwd=bot.cwd, env=env)
             self.sup = Supervisor(spec, slots, runtime)
+        self._dead: list[Handle | None] = [None] * slots  # per slot: the process last found dead (each counted once)
+
+    @property
+    def slots(self) -> int:
+        return len(self.sup.handles)
+
+    def notice_crashes(self) -> list[Crash]:
+        """The processes found dead since the last look (also added to ``crashes``); never blocks."""
+        new: list[Crash] = []
+        if self.stopped:
+            return new
+        for slot, h in enumerate(self.sup.handles):
+            code = h.poll()
+            if code is not None and self._dead[slot] is not h:
+                self._dead[slot] = h
+                new.append(Crash(self.bot.name, code, time.monotonic()))
+        self.crashes += new
+        return new
 
     @property
     def restarts(self) -> int:
         return self.sup.restarts
 
     def check(self) -> int:
-        """Restart the dead processes whose delay is over (never blocks); returns how many were restarted."""
+        """Restart the dead processes whose delay is over (never blocks); returns how many were restarted. Their
+        deaths are noticed first (a restarted slot holds a new process)."""
+        self.notice_crashes()
         with _explained(self.bot, self.log_path):
             return self.sup.check()
 
@@ -105,6 +140,7 @@ class BotProcesses:
         return ", ".join(str(c) for c in self.sup.exit_codes())
 
     def stop(self) -> None:
+        self.stopped = True
         self.sup.stop()
 
     def tail(self, lines: int = 5) -> str:

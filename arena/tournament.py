@@ -8,10 +8,13 @@
 3. registers every bot of the line-ups with the referee and launches the
    command bots (each as ``processes`` processes serving many seats, see
    :mod:`arena.processes`); remote bots connect by themselves;
-4. keeps ``concurrency`` games in flight; each finished game (converted by
-   :mod:`arena.results`) and its TrueSkill update are stored in one transaction;
-5. restarts a bot process that dies (its games in flight are recorded with a
-   disconnect fault by the referee, under the game's failure policy). A game
+4. keeps ``concurrency`` games in flight (by default from the bots' processes
+   and the cores, at most the games to play: :func:`default_concurrency`); each
+   finished game (converted by :mod:`arena.results`) and its TrueSkill update
+   are stored in one transaction as it finishes, and the progress moves;
+5. restarts a bot process that dies; the games in flight on it (ended by the
+   referee with a disconnect) are replayed from their start on a fresh deck,
+   and the crash is stored once (see "Crashes" in docs/arena.md). A game
    whose bot is down (restarting, or a remote bot reconnecting) waits for it.
 6. withdraws a broken entrant (it cannot start, never connects, keeps
    crashing, or stays down for minutes) with a message naming its log: its
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import random
 import secrets
 import time
 from collections import Counter
@@ -36,7 +41,7 @@ from pepper_proto.v1 import control_pb2, control_pb2_grpc
 from . import registry, results, schedule
 from .config import RunConfig
 from .errors import ArenaError, UsageError
-from .processes import BotProcesses, BotStartError, RefereeProcess
+from .processes import BotProcesses, BotStartError, Crash, RefereeProcess
 from .ratings import DEFAULT_SIGMA, Rater
 from .store import Bot, BotKind, Store
 
@@ -53,15 +58,79 @@ UNCERTAINTY_WEIGHT = 0.05
 CREATE_WINDOW = 100
 
 
+# How often the arena reports progress (Arena.on_progress) while no game finishes, so that rate and ETA move.
+PROGRESS_TICK_S = 1.0
+# The default --concurrency (see default_concurrency): games in flight per bot process, and at least per core.
+# Measured on 2 cores (docs/arena.md, "Concurrency"): throughput is flat from 64 to 512 games in flight, lower
+# below (half at 32 for iowa) and above (a third lower with 2,000 one-deal games at once), and the more in flight
+# the later the first game finishes.
+GAMES_PER_PROCESS = 32
+GAMES_PER_CORE = 64
+# Crash policy (docs/arena.md, "Crashes"). A game in flight on a command bot's process that dies is played again
+# from its start on a fresh deck (replay_seed), at most MAX_REPLAYS times: then its forfeit stands.
+MAX_REPLAYS = 2
+# A bot whose processes die more than this many times in one run is withdrawn from it (whenever they die: the
+# restart budget of BotProcesses only counts deaths soon after a start), so its games are not replayed forever.
+MAX_CRASHES = 5
+# A disconnect is put down to a process death the arena noticed from this long before the game was created
+# (the referee may seat a connection whose process just died) to this long after the game ended.
+CRASH_GRACE_S = 2.0
+# A crash is stored once the games in flight on its process have come back (they end within milliseconds of it).
+CRASH_SETTLE_S = 3.0
+
+
+def default_concurrency(pending: int, processes: int, cpus: int | None = None) -> int:
+    """Games in flight when --concurrency is not given: enough to keep every bot process and the referee busy
+    (GAMES_PER_PROCESS per bot process, at least GAMES_PER_CORE per core), never more than the games to play,
+    so that games finish (and are stored, and show in the progress) from the start of the run."""
+    cores = cpus or os.cpu_count() or 1
+    return max(1, min(pending, max(GAMES_PER_PROCESS * processes, GAMES_PER_CORE * cores)))
+
+
+def replay_seed(seed: int, attempt: int) -> int:
+    """The deck seed of a game's ``attempt``-th replay after a crash: a fresh deck (the same one would let a bot
+    that saved what it saw replay knowing the deal), derived from the planned seed like the plan's own seeds."""
+    return random.Random(f"{seed}/replay/{attempt}").randrange(1 << 31)
+
+
+def _duration(seconds: float) -> str:
+    s = int(seconds + 0.5)
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
 @dataclass
 class Progress:
+    """Where a run stands; the arena updates it as each game finishes and calls ``on_progress`` then, and every
+    PROGRESS_TICK_S meanwhile."""
+
     total: int
-    done: int = 0
+    done: int = 0                                       # stored games of the run, those of earlier sessions too
     faults: int = 0
-    started: float = field(default_factory=time.time)
+    started: float = field(default_factory=time.monotonic)
     in_flight: int = 0
+    most_in_flight: int = 0                             # the most games in flight at once in this session
+    concurrency: int = 0                                # the games in flight the arena keeps (--concurrency)
+    resumed: int = 0                                    # games stored before this session (a resumed run)
+    replayed: int = 0                                   # games played again because a bot process crashed
+    crashes: int = 0                                    # bot process crashes noticed in this session
     withdrawn: list[str] = field(default_factory=list)  # bots withdrawn from the run (see Arena._withdraw)
     not_played: int = 0                                 # planned games left unplayed because a bot of theirs was withdrawn
+
+    def rate(self) -> float:
+        """Games finished per second in this session."""
+        return (self.done - self.resumed) / max(1e-6, time.monotonic() - self.started)
+
+    def eta(self) -> str:
+        """The time until every planned game is played at the rate so far ("1m12s"); "-" before the first game finishes."""
+        rate = self.rate()
+        return _duration((self.total - self.done) / rate) if rate > 0 else "-"
+
+    def line(self, label: str) -> str:
+        """One plain line: ``iowa/4p: 120/1000 games (12%), 12.3 games/s, ETA 1m12s, 3 faults, 40 in flight``."""
+        pct = 100 * self.done // max(1, self.total)
+        extra = f", {self.crashes} crashes ({self.replayed} games replayed)" if self.crashes else ""
+        return (f"{label}: {self.done}/{self.total} games ({pct}%), {self.rate():.1f} games/s, "
+                f"ETA {self.eta()}, {self.faults} faults{extra}, {self.in_flight} in flight")
 
 
 class Withdrawn(Exception):
@@ -84,7 +153,8 @@ class Arena:
         params = config.ruleset_params()
         # How CreateGame names the ruleset: a built-in by name, a ruleset file by its keys.
         self.ruleset_source = {"ruleset": self.rs.name} if params is None else {"ruleset_json": json.dumps(params)}
-        self._procs: dict[str, BotProcesses] = {}
+        self._procs: dict[str, BotProcesses] = {}   # the command bots still in the run
+        self._launched: dict[str, BotProcesses] = {}  # every command bot launched (withdrawn ones too)
         self._remote: set[str] = set()
         self._down_since: dict[str, float] = {}   # bot (or "" for the referee) -> when its games began to wait
         self._told: set[str] = set()
@@ -93,6 +163,7 @@ class Arena:
         self._entrants: list[str] = []
         self._withdrawn: dict[str, str] = {}      # bot -> why it was withdrawn from this run
         self.versions: dict[str, int] | None = None  # bot -> its version this run plays (None: each bot's newest)
+        self._clocks: dict[str, tuple[int | None, int | None]] = {}  # bot -> its own (deadline, bank) from registration
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -115,6 +186,7 @@ class Arena:
         bots = registry.current_versions(self.store, self.check(), self.notify)
         names = [b.name for b in bots]
         self.versions = {b.name: b.version for b in bots}
+        self._clocks = {b.name: (b.deadline_ms, b.time_bank_ms) for b in bots if (b.deadline_ms, b.time_bank_ms) != (None, None)}
         key = self.cfg.run_key(names)
         plan = [] if self.cfg.adaptive else schedule.plan(
             names, self.rs, self.players, self.cfg.games, self.cfg.seed,
@@ -144,6 +216,7 @@ class Arena:
                     except BotStartError as e:
                         self._withdraw(b.name, e.why, log_dir / f"bot-{b.name}.log")
             self._procs = {p.bot.name: p for p in procs}
+            self._launched = dict(self._procs)
             remote = [b.name for b in bots if b.kind is BotKind.REMOTE]
             self._remote = set(remote)
             if remote:
@@ -235,7 +308,8 @@ class Arena:
         self.notify(f"{message}\nthe others play on ({', '.join(left)})")
 
     def _tend(self, p: BotProcesses) -> None:
-        """Restart ``p``'s dead processes; withdraw its bot once it can no longer be started or keeps crashing."""
+        """Restart ``p``'s dead processes; withdraw its bot once it can no longer be started, keeps crashing on start,
+        or has crashed more than MAX_CRASHES times in the run."""
         try:
             p.check()
         except BotStartError as e:
@@ -244,6 +318,10 @@ class Arena:
         if p.keeps_crashing():
             self._withdraw(p.bot.name, f"kept crashing: a process died {p.RESTART_BUDGET} times in a row soon after "
                                        f"starting ({p.restarts} restart(s) in this run, exit code {p.exit_codes()})")
+        elif len(p.crashes) > MAX_CRASHES:
+            self._withdraw(p.bot.name, f"crashed {len(p.crashes)} times in this run, more than the {MAX_CRASHES} a bot "
+                                       f"may (the games in flight on a crashed process are replayed; exit codes "
+                                       f"{', '.join(str(c.exit_code) for c in p.crashes)})")
 
     def _entered(self, seats: list[str]) -> None:
         """Withdrawn when a bot of ``seats`` has been withdrawn from the run."""
@@ -361,8 +439,13 @@ class Arena:
         cfg = self.cfg
         total = cfg.games if cfg.adaptive else self.store.planned_count(run_id)
         # A resumed run starts from the games, and the faults, it stored before.
-        progress = Progress(total=total, done=self.store.game_ids(run_id).count, faults=self.store.run_faults(run_id))
-        sem = asyncio.Semaphore(cfg.concurrency)
+        done = self.store.game_ids(run_id).count
+        concurrency = cfg.concurrency or default_concurrency(
+            (total - done) if cfg.adaptive else len(self.store.pending(run_id)),
+            sum(p.slots for p in procs) + len(self._remote))
+        progress = Progress(total=total, done=done, resumed=done, faults=self.store.run_faults(run_id),
+                            concurrency=concurrency)
+        sem = asyncio.Semaphore(concurrency)
         finished = asyncio.Event()
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,
                                         play_forced=cfg.play_forced)
@@ -370,11 +453,23 @@ class Arena:
 
         async def one(idx, seed, seats):
             try:
-                req = control_pb2.CreateGameRequest(**self.ruleset_source, players=self.players, seats=seats, seed=seed,
-                                                    policy=policy)
-                game_id = await self._create(stub, md, req, seats)
-                res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
-                self._store_result(run_id, idx, seed, seats, res)
+                played, attempt = seed, 0
+                while True:
+                    req = control_pb2.CreateGameRequest(**self.ruleset_source, players=self.players, seats=seats,
+                                                        seed=played, policy=policy,
+                                                        seat_time_controls=self._time_controls(seats))
+                    game_id = await self._create(stub, md, req, seats)
+                    created = time.monotonic()
+                    res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
+                    crash = await self._crash_of(res, seats, created) if attempt < MAX_REPLAYS else None
+                    if crash is None:
+                        break
+                    # Lost to a crash of a bot's process: played again from its start, on a fresh deck.
+                    crash.games_replayed += 1
+                    progress.replayed += 1
+                    attempt += 1
+                    played = replay_seed(seed, attempt)
+                self._store_result(run_id, idx, played, seats, res)
                 progress.done += 1
                 progress.faults += sum(f.illegal + f.malformed + f.timeout + f.disconnect for f in (s.faults for s in res.seats))
             except Withdrawn:  # a bot of the game was withdrawn: the game is not played
@@ -385,11 +480,25 @@ class Arena:
                 progress.in_flight -= 1
                 sem.release()
                 finished.set()
+                self.on_progress(progress)
+
+        async def tick():  # rate and ETA move, and settled crashes are stored, while no game finishes
+            while not errors:
+                await asyncio.sleep(PROGRESS_TICK_S)
+                progress.crashes = sum(len(p.crashes) for p in procs)
+                try:
+                    self._record_crashes(run_id, procs, settled=True)
+                except Exception as e:  # noqa: BLE001 - the database: ends the run, after the loop
+                    errors.append(e)
+                    finished.set()
+                self.on_progress(progress)
 
         tasks: set[asyncio.Task] = set()
         started: set[int] = set()
+        ticker = asyncio.create_task(tick())
         # Adaptive: plan the next round once no more than half a round is in flight (newer ratings, a busy referee).
-        low_water = max(1, min(cfg.concurrency, ADAPTIVE_ROUND_GAMES)) // 2
+        low_water = max(1, min(concurrency, ADAPTIVE_ROUND_GAMES)) // 2
+        self.on_progress(progress)
         try:
             while not errors:
                 queue = [g for g in self.store.pending(run_id) if g.idx not in started]
@@ -414,15 +523,16 @@ class Arena:
                         self._tend(p)
                     started.add(g.idx)
                     progress.in_flight += 1
+                    progress.most_in_flight = max(progress.most_in_flight, progress.in_flight)
                     t = asyncio.create_task(one(g.idx, g.seed, g.seats))
                     tasks.add(t)
                     t.add_done_callback(tasks.discard)
-                    self.on_progress(progress)
             if errors:  # the run ends: games in flight are played again when it resumes
                 for t in tasks:
                     t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         finally:
+            ticker.cancel()
             for t in tasks:
                 t.cancel()
         if errors:
@@ -430,8 +540,53 @@ class Arena:
             if isinstance(e, grpc.aio.AioRpcError):
                 raise ArenaError(f"referee error: {e.code().name}: {e.details()}; run the same command again to resume")
             raise e
+        for p in procs:
+            p.notice_crashes()
+        self._record_crashes(run_id, procs, settled=False)
+        progress.crashes = sum(len(p.crashes) for p in procs)
         self.on_progress(progress)
         return progress
+
+    # -- crashes -------------------------------------------------------------------------------------
+    async def _crash_of(self, res: control_pb2.GameResult, seats: list[str], created: float) -> Crash | None:
+        """The crash of a command bot's process that made a game end with a disconnect, or None (no disconnect, a
+        remote bot's, or a command bot's whose processes all lived: those stand). A process's sockets close as it
+        exits, so its death may be noticed a moment after the referee reports the disconnect: waited for."""
+        gone = [self._launched[seats[s]] for s, r in enumerate(res.seats)
+                if r.faults.disconnect and seats[s] in self._launched]
+        deadline = time.monotonic() + CRASH_GRACE_S
+        while gone:
+            for p in gone:
+                p.notice_crashes()
+                if crash := next((c for c in p.crashes if c.at >= created - CRASH_GRACE_S), None):
+                    return crash
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)
+        return None
+
+    def _record_crashes(self, run_id: int, procs: list[BotProcesses], *, settled: bool) -> None:
+        """Store each crash once (``settled``: only those whose games in flight have come back)."""
+        now = time.monotonic()
+        for p in procs:
+            for c in p.crashes:
+                if not c.recorded and (not settled or now - c.at > CRASH_SETTLE_S):
+                    self.store.record_crash(run_id, self.pool, c.bot, self._version(c.bot), c.exit_code, c.games_replayed)
+                    c.recorded = True
+                    self.notify(f"bot {c.bot!r}: a process crashed (exit code {c.exit_code}, crash {p.crashes.index(c) + 1} "
+                                f"of the {MAX_CRASHES} a bot may have in a run); {c.games_replayed} game(s) in flight on "
+                                f"it replayed from their start; its log: {p.log_path}")
+
+    def _time_controls(self, seats: list[str]) -> list[control_pb2.TimeControl]:
+        """Each seat's own time controls, from its bot's registration (none set: the run's, for every seat)."""
+        if not self._clocks.keys() & set(seats):
+            return []
+        return [control_pb2.TimeControl(**{k: v for k, v in zip(("deadline_ms", "time_bank_ms"), self._clocks.get(n, ()))
+                                           if v is not None}) for n in seats]
+
+    def _version(self, bot: str) -> int:
+        """The version of ``bot`` this run plays."""
+        return (self.versions or {}).get(bot, 1)
 
     def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
         game = results.new_game(res, self.table, run_id=run_id, idx=idx, pool=self.pool, ruleset=self.rs.name,

@@ -1,6 +1,8 @@
 """Arena benchmark: end-to-end games per second, games in flight, memory per game in flight.
 
     python bench/arena.py [--games 300] [--concurrency 256] [--runs 3] [--inflight 5000] [--json]
+    python bench/arena.py --cli 5000 [--json]     # only 3., through `pepper arena run`
+    python bench/arena.py --quick [--json]        # 3. with 200 games: a smoke test (tests/bench)
 
 1. Throughput: the real arena (referee subprocess, bot processes through the
    Python SDK, SQLite store, TrueSkill) plays ``--games`` iowa games between
@@ -14,6 +16,13 @@
    (a long deadline keeps them all open); the benchmark counts the games the
    referee holds running at the peak and its resident memory above an empty
    referee, per game in flight. Then it drains (aborts) them.
+3. Games in flight through ``pepper arena run`` (``--cli N``; target 5,000):
+   N one-deal games (a ruleset file extending iowa with ``deal_cap = 1``)
+   with ``--concurrency N`` between two lean bots, the CLI as a user runs it
+   (its output a pipe). While it runs the benchmark samples the games its
+   referee holds running (ListGames, with the control token it gave the run);
+   it reports those, the most in flight the arena's progress lines showed,
+   the games stored, games per second, wall time and the exit status.
 """
 
 from __future__ import annotations
@@ -21,9 +30,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import re
+import secrets
+import socket
+import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -121,6 +137,77 @@ async def _capacity(n: int, processes: int, bot: str = "heuristic") -> dict:
             st.close()
 
 
+ROOT = Path(__file__).resolve().parent.parent
+ONE_DEAL = 'name = "iowa-one-deal"\nextends = "iowa"\ndeal_cap = 1\n'
+IN_FLIGHT = re.compile(r", (\d+) in flight$")
+
+
+def _pepper(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _sample_running(address: str, token: str, stop: threading.Event, peak: list[int]) -> None:
+    """The most games the referee at ``address`` holds running (``peak[0]``, over ``peak[1]`` samples), sampled until
+    ``stop`` (it may not be up yet)."""
+    md = (("authorization", f"Bearer {token}"),)
+    with grpc.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)]) as ch:
+        stub = control_pb2_grpc.ControlServiceStub(ch)
+        while not stop.wait(0.5):
+            try:
+                games = stub.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING),
+                                       metadata=md, timeout=10).games
+            except grpc.RpcError:
+                continue
+            peak[0], peak[1] = max(peak[0], len(games)), peak[1] + 1
+
+
+def through_cli(games: int, concurrency: int) -> dict:
+    """``pepper arena run`` with ``games`` one-deal games at ``--concurrency``, as a subprocess (see 3. above)."""
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        (d / "one-deal.toml").write_text(ONE_DEAL)
+        db = str(d / "arena.db")
+        for name in BOTS:
+            reg = _pepper("bot", "register", name, "--command", COMMANDS["lean"], "--cwd", str(ROOT), "--db", db, cwd=d)
+            if reg.wait() != 0:
+                raise SystemExit(f"pepper bot register {name} failed: {reg.stderr.read()}")
+        address, token = f"127.0.0.1:{_free_port()}", secrets.token_urlsafe(16)
+        peak, stop = [0, 0], threading.Event()
+        sampler = threading.Thread(target=_sample_running, args=(address, token, stop, peak), daemon=True)
+        t0 = time.perf_counter()
+        run = _pepper("arena", "run", "--ruleset", "one-deal.toml", "--bots", ",".join(BOTS), "--games", str(games),
+                      "--concurrency", str(concurrency), "--seed", str(int(time.time())), "--listen", address,
+                      "--progress-every", "1", "--db", db, cwd=d, env=os.environ | {"PEPPER_CONTROL_TOKEN": token})
+        sampler.start()
+        out, err = run.communicate()
+        wall = time.perf_counter() - t0
+        stop.set()
+        sampler.join()
+        with sqlite3.connect(db) as c:
+            stored = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    shown = [int(m[1]) for line in out.splitlines() if (m := IN_FLIGHT.search(line))]
+    return {"games": games, "concurrency": concurrency, "exit_status": run.returncode, "stored": stored,
+            "referee_running_peak": peak[0], "referee_samples": peak[1], "progress_in_flight_peak": max(shown, default=0), "seconds": wall,
+            "games_per_second": stored / wall, "error": err.strip()[-2000:] if run.returncode else ""}
+
+
+def _report_cli(r: dict) -> None:
+    print(f"pepper arena run: {r['games']} one-deal games, --concurrency {r['concurrency']}, 2 lean bots: "
+          f"exit {r['exit_status']}, {r['stored']} games stored in {r['seconds']:.1f}s ({r['games_per_second']:.1f} games/s)")
+    print(f"  games in flight: {r['progress_in_flight_peak']} at most in the arena's progress lines (target: 5,000); "
+          f"{r['referee_running_peak']} at most running at once in the referee ({r['referee_samples']} samples): the "
+          "others were waiting to be created, or had finished")
+    if r["error"]:
+        print(f"  error: {r['error']}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=300)
@@ -131,8 +218,18 @@ def main() -> None:
     ap.add_argument("--no-baseline", action="store_true", help="skip the baseline runs (every decision asked)")
     ap.add_argument("--bot", choices=sorted(COMMANDS), default="heuristic",
                     help="what both bots run: heuristic (default), random, or lean (bench/lean_bot.py)")
+    ap.add_argument("--cli", type=int, metavar="N", default=0,
+                    help="only measure games in flight through `pepper arena run`: N one-deal games, --concurrency N")
+    ap.add_argument("--quick", action="store_true", help="--cli 200: a smoke test")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.cli or a.quick:
+        r = through_cli(a.cli or 200, a.cli or 200)
+        if a.json:
+            print(json.dumps(r))
+        else:
+            _report_cli(r)
+        sys.exit(0 if r["exit_status"] == 0 else 1)
     runs, base = [], []
     for _ in range(a.runs):   # interleaved, so that the machine's load hits both alike
         runs.append(throughput(a.games, a.concurrency, a.processes, bot=a.bot))

@@ -6,6 +6,8 @@ import csv
 import io
 import json
 import os
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -28,7 +30,9 @@ def arena_run(
     ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
     games: Annotated[int, typer.Option("--games", "-g", min=1)] = 1000,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-c", min=1, help="Games in flight.")] = 2048,
+    concurrency: Annotated[int | None, typer.Option(
+        "--concurrency", "-c", min=1, show_default="from the bots' processes and the cores, at most the games to play",
+        help="Games in flight.")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
     lineup: Annotated[str, typer.Option(help="mirrored (each team one bot) or mixed partnerships.")] = "mirrored",
     duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="Replay each deck with seats rotated.")] = True,
@@ -46,7 +50,9 @@ def arena_run(
     tau: Annotated[float, typer.Option(min=0.0, help="TrueSkill dynamics (skill drift per game); 0 suits fixed bots.")] = 0.0,
     log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
     db: DbOption = Path("arena.db"),
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or progress lines.")] = False,
+    progress_every: Annotated[float, typer.Option(min=0.1, help="Seconds between progress lines when the output is "
+                                                                "not a terminal.")] = 10.0,
     wide: WideOption = False,
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
@@ -75,26 +81,14 @@ def arena_run(
         _fail(str(e))
     finally:
         st.close()
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]:>7.1f} games/s"), TextColumn("faults {task.fields[faults]}"),
-               TextColumn("in flight {task.fields[flight]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
-    import time
+    from rich.console import Console
 
     t0 = time.time()
-    with Progress(*columns, disable=quiet, transient=False) as bar:
-        task = bar.add_task(rs.name, total=None, rate=0.0, faults=0, flight=0)
-        base = {"done": None}
-
-        def show(p):
-            if base["done"] is None:
-                base["done"] = p.done
-            rate = (p.done - base["done"]) / max(1e-6, time.time() - t0)
-            bar.update(task, total=p.total, completed=p.done, rate=rate, faults=p.faults, flight=p.in_flight)
-
+    label = f"{rs.name}/{cfg.resolved_players()}p"
+    shown = _BarProgress(label, quiet) if Console().is_terminal else _PlainProgress(label, progress_every, quiet)
+    with shown.active() as note:
         try:
-            run_id, prog = run(cfg, on_progress=show, notify=lambda m: bar.console.print(m, markup=False))
+            run_id, prog = run(cfg, on_progress=None if quiet else shown.update, notify=note)
         except UsageError as e:
             _fail(str(e))
         except (ArenaError, StoreError) as e:  # a bot that stays down, the referee, the database: resumable
@@ -108,6 +102,51 @@ def arena_run(
     out = f"; withdrawn: {', '.join(prog.withdrawn)}, {prog.not_played} games not played" if prog.withdrawn else ""
     typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults{out}){where}")
     _print_table(st, cfg.pool().key, wide)
+
+
+class _PlainProgress:
+    """Progress as plain lines (output to a pipe or a file): at the first finished game, then every ``every``
+    seconds, and at the end."""
+
+    def __init__(self, label: str, every: float, quiet: bool):
+        self.label, self.every, self.quiet = label, every, quiet
+        self.last: float | None = None   # when the last line was printed
+        self.prog = None
+
+    def update(self, p) -> None:
+        self.prog = p
+        now = time.monotonic()
+        if (self.last is None and p.done > p.resumed) or (self.last is not None and now - self.last >= self.every):
+            self.last = now
+            typer.echo(p.line(self.label))
+
+    @contextmanager
+    def active(self):
+        yield typer.echo
+        if not self.quiet and self.prog is not None:
+            typer.echo(self.prog.line(self.label))
+
+
+class _BarProgress:
+    """Progress as a rich bar in a terminal: finished games, rate, ETA, faults and games in flight."""
+
+    def __init__(self, label: str, quiet: bool):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]:.1f} games/s"), TextColumn("ETA {task.fields[eta]}"),
+                            TextColumn("faults {task.fields[faults]}"), TextColumn("in flight {task.fields[flight]}"),
+                            TimeElapsedColumn(), disable=quiet)
+        self.task = self.bar.add_task(label, total=None, rate=0.0, eta="-", faults=0, flight=0)
+
+    def update(self, p) -> None:
+        self.bar.update(self.task, total=p.total, completed=p.done, rate=p.rate(), faults=p.faults,
+                        flight=p.in_flight, eta=p.eta())
+
+    @contextmanager
+    def active(self):
+        with self.bar:
+            yield lambda m: self.bar.console.print(m, markup=False)
 
 
 def _db_flag(db: Path) -> str:
