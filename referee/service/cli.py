@@ -71,7 +71,8 @@ def serve(
     keepalive_timeout_ms: int = typer.Option(
         ServerConfig.keepalive_timeout_ms, help="a connection that does not answer a ping within this is closed, ms"),
     hello_timeout_ms: int = typer.Option(
-        ServerConfig.hello_timeout_ms, help="a Connect stream that sends no Hello within this is ended, ms"),
+        ServerConfig.hello_timeout_ms, help="a Connect stream that sends no Hello within this is ended, ms (and a TCP "
+        "connection that has not started HTTP/2 by then is closed)"),
     max_streams_per_connection: int = typer.Option(
         ServerConfig.max_streams_per_connection, help="concurrent calls on one HTTP/2 connection (more wait at the client)"),
     max_bot_connections: int = typer.Option(

@@ -84,7 +84,8 @@ class ServerConfig:
     keepalive_time_ms: int = KEEPALIVE_TIME_MS         # the referee pings every connection this often (see above)
     keepalive_timeout_ms: int = KEEPALIVE_TIMEOUT_MS   # ... and drops one whose ping is not answered within this
     # Connection hygiene (docs/security.md, "6."): what an unauthenticated client can hold open.
-    hello_timeout_ms: int = 10_000          # a Connect stream that sends no Hello within this is ended
+    hello_timeout_ms: int = 10_000          # a Connect stream that sends no Hello within this is ended (and a TCP
+                                            # connection that has not started HTTP/2 is closed)
     max_streams_per_connection: int = 4096  # concurrent streams on one HTTP/2 connection (grpc.max_concurrent_streams)
     max_bot_connections: int = 4096         # Connect streams at once, in all (also capped by the open-file limit)
     max_bot_connections_per_peer: int = 1024   # Connect streams at once from one IP address

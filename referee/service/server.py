@@ -245,6 +245,7 @@ async def start(config: ServerConfig) -> RunningServer:
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 0),
         ("grpc.max_concurrent_streams", config.max_streams_per_connection),
+        ("grpc.server_handshake_timeout_ms", config.hello_timeout_ms),
         # The ping policy the SDKs keep to (config.py, MIN_PING_INTERVAL_MS): idle bots stay connected.
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", config.min_ping_interval_ms),

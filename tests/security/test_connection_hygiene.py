@@ -133,3 +133,20 @@ def test_a_bot_connects_past_1100_idle_tcp_connections_under_a_1024_soft_limit(r
         for s in idle:
             s.close()
 
+
+
+def test_tcp_connections_that_never_start_http2_are_closed_after_the_hello_timeout(referees):
+    """Before: gRPC's 120 s handshake timeout; under a hard limit of 1,024 open files nothing else frees them."""
+    ref = referees("--hello-timeout-ms", "1500")
+    idle = [socket.create_connection(("127.0.0.1", ref.port)) for _ in range(50)]
+    t0 = time.monotonic()
+    try:
+        for s in idle:
+            s.settimeout(max(0.1, 10 - (time.monotonic() - t0)))
+            while s.recv(100):      # the referee's HTTP/2 settings, then the end of the connection
+                pass
+    except TimeoutError:
+        raise AssertionError(f"raw TCP connections still open {time.monotonic() - t0:.1f} s after opening") from None
+    finally:
+        for s in idle:
+            s.close()
