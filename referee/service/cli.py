@@ -65,6 +65,23 @@ def serve(
     min_ping_interval_ms: int = typer.Option(
         ServerConfig.min_ping_interval_ms, help="the shortest keepalive ping interval accepted from a bot, ms (the SDKs "
         "ping every 30,000 ms; a bot that pings more often is told to go away: GOAWAY too_many_pings)"),
+    keepalive_time_ms: int = typer.Option(
+        ServerConfig.keepalive_time_ms, help="the referee pings every connection this often, ms; with "
+        "--keepalive-timeout-ms it bounds how long a stopped or vanished bot keeps its connection"),
+    keepalive_timeout_ms: int = typer.Option(
+        ServerConfig.keepalive_timeout_ms, help="a connection that does not answer a ping within this is closed, ms"),
+    hello_timeout_ms: int = typer.Option(
+        ServerConfig.hello_timeout_ms, help="a Connect stream that sends no Hello within this is ended, ms (and a TCP "
+        "connection that has not started HTTP/2 by then is closed)"),
+    max_streams_per_connection: int = typer.Option(
+        ServerConfig.max_streams_per_connection, help="concurrent calls on one HTTP/2 connection (more wait at the client)"),
+    max_bot_connections: int = typer.Option(
+        ServerConfig.max_bot_connections, help="Connect streams open at once, in all (also kept --fd-reserve below "
+        "the open-file limit); more are refused with RESOURCE_EXHAUSTED"),
+    max_bot_connections_per_peer: int = typer.Option(
+        ServerConfig.max_bot_connections_per_peer, help="Connect streams open at once from one IP address"),
+    fd_reserve: int = typer.Option(
+        ServerConfig.fd_reserve, help="open files kept free of bot connections, for control clients and records"),
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
     record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
@@ -92,7 +109,10 @@ def serve(
                            unknown_request=unknown_request,
                            unknown_request_limit=unknown_request_limit, max_batch=max_batch, default_batch=min(ServerConfig.default_batch, max_batch),
                            max_receive_bytes=max_message_bytes, max_games=max_games, shared_seats=shared_seats,
-                           min_ping_interval_ms=min_ping_interval_ms,
+                           min_ping_interval_ms=min_ping_interval_ms, keepalive_time_ms=keepalive_time_ms,
+                           keepalive_timeout_ms=keepalive_timeout_ms, hello_timeout_ms=hello_timeout_ms,
+                           max_streams_per_connection=max_streams_per_connection, max_bot_connections=max_bot_connections,
+                           max_bot_connections_per_peer=max_bot_connections_per_peer, fd_reserve=fd_reserve,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
                            record_dir=str(record_dir) if record_dir else None)
     except ValueError as e:

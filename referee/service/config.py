@@ -21,6 +21,11 @@ UNKNOWN_REQUEST_POLICIES = ("reject", "disconnect")
 # GOAWAY "too_many_pings". (gRPC's server default is 5 minutes: it told idle bots to go away.)
 MIN_PING_INTERVAL_MS = 20_000
 MAX_PING_STRIKES = 2
+# The referee's own pings (docs/security.md, "7."): every KEEPALIVE_TIME_MS it pings each connection, and drops one
+# that does not answer within KEEPALIVE_TIMEOUT_MS, so that a stopped or vanished bot is gone (and its games get the
+# disconnect policy, no new game is seated on it) within 30 s, not the ~15 minutes TCP takes to give up.
+KEEPALIVE_TIME_MS = 20_000
+KEEPALIVE_TIMEOUT_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,15 @@ class ServerConfig:
     keep_games: int = 200_000          # finished games kept in memory for results
     shared_seats: bool = False         # let one connection hold several seats of a game (it then gets each one's cards)
     min_ping_interval_ms: int = MIN_PING_INTERVAL_MS   # the shortest ping interval accepted from a bot (see above)
+    keepalive_time_ms: int = KEEPALIVE_TIME_MS         # the referee pings every connection this often (see above)
+    keepalive_timeout_ms: int = KEEPALIVE_TIMEOUT_MS   # ... and drops one whose ping is not answered within this
+    # Connection hygiene (docs/security.md, "6."): what an unauthenticated client can hold open.
+    hello_timeout_ms: int = 10_000          # a Connect stream that sends no Hello within this is ended (and a TCP
+                                            # connection that has not started HTTP/2 is closed)
+    max_streams_per_connection: int = 4096  # concurrent streams on one HTTP/2 connection (grpc.max_concurrent_streams)
+    max_bot_connections: int = 4096         # Connect streams at once, in all (also capped by the open-file limit)
+    max_bot_connections_per_peer: int = 1024   # Connect streams at once from one IP address
+    fd_reserve: int = 128                   # open files kept free of bot connections: control clients, records, logs
 
     def __post_init__(self):
         if self.unknown_request not in UNKNOWN_REQUEST_POLICIES:
@@ -86,5 +100,13 @@ class ServerConfig:
             raise ValueError("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
         if self.min_ping_interval_ms < 1:
             raise ValueError(f"min_ping_interval_ms (--min-ping-interval-ms) must be >= 1, got {self.min_ping_interval_ms}")
+        for name, flag in (("keepalive_time_ms", "--keepalive-time-ms"), ("keepalive_timeout_ms", "--keepalive-timeout-ms"),
+                           ("hello_timeout_ms", "--hello-timeout-ms"), ("max_streams_per_connection", "--max-streams-per-connection"),
+                           ("max_bot_connections", "--max-bot-connections"),
+                           ("max_bot_connections_per_peer", "--max-bot-connections-per-peer")):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} ({flag}) must be >= 1, got {getattr(self, name)}")
+        if self.fd_reserve < 0:
+            raise ValueError(f"fd_reserve (--fd-reserve) must be >= 0, got {self.fd_reserve}")
         if not 1 <= self.default_batch <= self.max_batch:
             raise ValueError("need 1 <= default_batch <= max_batch")

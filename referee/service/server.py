@@ -16,6 +16,7 @@ from referee import wire
 
 from .config import MAX_PING_STRIKES, ServerConfig
 from .connections import Connection
+from .limits import StreamLimits, peer_host, raise_open_file_limit
 from .referee import Referee, RequestError
 
 log = logging.getLogger("referee")
@@ -25,12 +26,33 @@ CONTROL_SERVICE = control_pb2.DESCRIPTOR.services_by_name["ControlService"].full
 
 
 class BotServicer:
-    def __init__(self, referee: Referee):
-        self.referee = referee
+    def __init__(self, referee: Referee, limits: StreamLimits):
+        self.referee, self.limits = referee, limits
 
     async def Connect(self, request_iterator, context: grpc.aio.ServicerContext):
+        # Admitted (counted) before its Hello: the limits bound what an unauthenticated client holds open.
+        peer = peer_host(context.peer())
+        refused = self.limits.admit(peer)
+        if refused:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
+        try:
+            await self._connect(context)
+        finally:
+            self.limits.release(peer)
+
+    async def _hello(self, context: grpc.aio.ServicerContext):
+        """The stream's first message, or the stream is ended after the Hello timeout."""
+        timeout_ms = self.referee.config.hello_timeout_ms
+        try:
+            return await asyncio.wait_for(context.read(), timeout_ms / 1000)
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                f"no Hello within {timeout_ms} ms of opening the Connect stream: a bot sends its Hello "
+                                "first (the referee's limit: `pepper referee serve --hello-timeout-ms`)")
+
+    async def _connect(self, context: grpc.aio.ServicerContext):
         ref = self.referee
-        first = await context.read()
+        first = await self._hello(context)
         if first is grpc.aio.EOF:
             return
         if first.WhichOneof("message") != "hello":
@@ -216,19 +238,30 @@ async def start(config: ServerConfig) -> RunningServer:
     if not config.control_token:
         raise ValueError("a control token is required")
     referee = Referee(config)
+    limits = StreamLimits(config.max_bot_connections_per_peer, config.max_bot_connections, raise_open_file_limit(),
+                          config.fd_reserve)
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", config.max_receive_bytes),
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 0),
+        ("grpc.max_concurrent_streams", config.max_streams_per_connection),
+        ("grpc.server_handshake_timeout_ms", config.hello_timeout_ms),
         # The ping policy the SDKs keep to (config.py, MIN_PING_INTERVAL_MS): idle bots stay connected.
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", config.min_ping_interval_ms),
         ("grpc.http2.max_ping_strikes", MAX_PING_STRIKES),
+        # The referee's own pings (config.py, KEEPALIVE_TIME_MS): a connection that does not answer one in time is
+        # closed, also while it carries no data (an idle bot). gRPC core times a ping out by ping_timeout_ms (its
+        # keepalive_timeout_ms alone did not close a stopped bot's connection).
+        ("grpc.keepalive_time_ms", config.keepalive_time_ms),
+        ("grpc.keepalive_timeout_ms", config.keepalive_timeout_ms),
+        ("grpc.http2.ping_timeout_ms", config.keepalive_timeout_ms),
+        ("grpc.http2.max_pings_without_data", 0),
     ])
     hs = health.aio.HealthServicer()
     # The bot service is registered by hand (same service and method names as the generated helper) so
     # that the Connect stream can send pre-serialized Batches: see referee.wire.batch_response.
-    bots = BotServicer(referee)
+    bots = BotServicer(referee, limits)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(BOT_SERVICE, {
         "Connect": grpc.stream_stream_rpc_method_handler(
             bots.Connect, request_deserializer=bot_pb2.ConnectRequest.FromString,
