@@ -57,7 +57,9 @@ def serve(
         ServerConfig.unknown_request_limit, help="with --unknown-request reject: drop a connection that sends more "
         "than this many answers to unknown request ids or the wrong game (0: never)"),
     max_batch: int = typer.Option(ServerConfig.max_batch, help="most requests in one batch, whatever a bot asks for"),
-    max_message_bytes: int = typer.Option(ServerConfig.max_receive_bytes, help="largest message accepted from a client"),
+    max_message_bytes: int = typer.Option(
+        ServerConfig.max_receive_bytes, help="largest message accepted from a bot or control client, bytes (0: sized to "
+        "the protocol from --max-batch: 64 KiB + 2 KiB per answer, 576 KiB by default; a bigger message ends its stream)"),
     max_games: int = typer.Option(ServerConfig.max_games, help="most games running at once"),
     shared_seats: bool = typer.Option(
         ServerConfig.shared_seats, "--shared-seats", help="let one bot connection hold several seats of a game; it then receives every one "
@@ -85,6 +87,9 @@ def serve(
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
     record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
+    keep_finished: int = typer.Option(
+        ServerConfig.keep_games, help="finished games kept in memory for GetGame/WaitGame/ListGames; older ones are "
+        "read from --record-dir, or are gone without it"),
     drain_timeout: float = typer.Option(30.0, help="seconds running games get to finish on shutdown"),
     log_level: str = typer.Option("warning", help="debug, info, warning or error"),
 ) -> None:
@@ -114,7 +119,7 @@ def serve(
                            max_streams_per_connection=max_streams_per_connection, max_bot_connections=max_bot_connections,
                            max_bot_connections_per_peer=max_bot_connections_per_peer, fd_reserve=fd_reserve,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
-                           record_dir=str(record_dir) if record_dir else None)
+                           record_dir=str(record_dir) if record_dir else None, keep_games=keep_finished)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     if record_dir is not None:

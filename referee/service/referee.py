@@ -20,11 +20,14 @@ from .config import ServerConfig
 from .connections import Connection, Pending
 from .enforcement import TimeBank
 from .games import GameRun, SeatRun
-from .records import RecordWriter
+from .records import RecordWriter, read_record_file
 
 log = logging.getLogger("referee")
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+PAGE_SIZE = 100                  # ListGames: games per page when the client asks for 0
+MAX_PAGE_SIZE = 1_000
+PAGE_BYTES = 2 * 1024 * 1024     # ListGames: a page stays under this (and under any client's default 4 MiB limit)
 
 
 class RequestError(ValueError):
@@ -48,6 +51,7 @@ class Referee:
         self._rid = itertools.count(1)
         self._gid = itertools.count(1)
         self._cid = itertools.count(1)
+        self._seq = itertools.count(1)
         self._finished_order: deque[str] = deque()
         self.records = RecordWriter(config.record_dir) if config.record_dir else None
         for name in self.tokens:
@@ -220,6 +224,7 @@ class Referee:
             bank = tc.time_bank_ms if tc and tc.time_bank_ms is not None else policy.time_bank_ms
             seats.append(SeatRun(s, name, conn, deadline, TimeBank(bank), conn_id=conn.id))
         run = GameRun(gid, game, seats, policy, seed, self._rid.__next__, self._finished)
+        run.seq = next(self._seq)
         self.games[gid] = run
         self.running += 1
         run.start()
@@ -255,8 +260,58 @@ class Referee:
         while len(self._finished_order) > self.config.keep_games:
             self.games.pop(self._finished_order.popleft(), None)
         if self.records is not None:
-            info, game = run.info(full=False), run.game   # final: a finished game no longer changes
-            self.records.submit(run.id, lambda: wire.messages.record_file(info, game.record()))
+            info = run.info()   # final: a finished game no longer changes
+            self.records.submit(run.id, lambda: wire.messages.record_file(
+                info._replace(record_json="", full_state_json=""), json.loads(info.record_json)))
+
+    # -- results ----------------------------------------------------------
+    def list_games(self, status: str | None, page_size: int, page_token: str) -> tuple[list, str]:
+        """One page of the games in memory, oldest first: (GameResults without records, the next page's token or "").
+
+        A page holds at most ``page_size`` games (0: PAGE_SIZE; at most MAX_PAGE_SIZE) and stays under PAGE_BYTES,
+        so that no list can exceed a send limit. The token is the position of the page's last game in the order
+        games were created (``GameRun.seq``): stable while older finished games leave memory.
+        """
+        after = 0
+        if page_token:
+            if not page_token.isdigit():
+                raise RequestError("INVALID_ARGUMENT", f"page_token {page_token[:80]!r} is not one this referee gave: "
+                                   "pass a previous ListGamesResponse.next_page_token, or nothing for the first page")
+            after = int(page_token)
+        size = min(page_size or PAGE_SIZE, MAX_PAGE_SIZE)
+        page, used, last = [], 0, 0
+        for run in self.games.values():
+            if run.seq <= after or (status is not None and run.status != status):
+                continue
+            if len(page) == size:
+                return page, str(last)
+            res = run.result(full=False)
+            used += res.ByteSize()
+            if page and used > PAGE_BYTES:
+                return page, str(last)
+            page.append(res)
+            last = run.seq
+        return page, ""
+
+    def stored_result(self, game_id: str):
+        """The full GameResult of a finished game no longer in memory, read from its record file; None without one."""
+        if not self.config.record_dir or not _NAME.match(game_id):
+            return None
+        data = read_record_file(self.config.record_dir, game_id)
+        if data is None:
+            return None
+        record = data.pop("record")
+        res = wire.messages.result_from_dict(data)
+        res.record_json = json.dumps(record)
+        res.full_state_json = json.dumps(Game.from_record(record, verify=False).full_state())
+        return res
+
+    def gone(self, game_id: str) -> str:
+        """Why there is no game ``game_id`` to show: NOT_FOUND's message."""
+        where = (f"nor a record file in --record-dir {self.config.record_dir}" if self.config.record_dir else
+                 "and without --record-dir older results are not kept on disk")
+        return (f"no game {game_id!r}: it never existed, or it finished and left memory (the referee keeps the last "
+                f"{self.config.keep_games} finished games, --keep-finished), {where}")
 
     # -- draining ---------------------------------------------------------
     async def drain(self, timeout_s: float) -> tuple[int, int]:

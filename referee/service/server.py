@@ -153,8 +153,18 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
     async def _game(self, game_id, context):
         run = self.referee.games.get(game_id)
         if run is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {game_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, self.referee.gone(game_id))
         return run
+
+    async def _result(self, game_id, context):
+        """A game's full result: from memory (waiting for its end with ``wait``), else from its record file."""
+        run = self.referee.games.get(game_id)
+        if run is not None:
+            return run
+        stored = self.referee.stored_result(game_id)
+        if stored is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, self.referee.gone(game_id))
+        return stored
 
     async def WatchGame(self, request, context):
         await self._auth(context)
@@ -176,18 +186,23 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
 
     async def ListGames(self, request, context):
         await self._auth(context)
-        st = wire.messages.game_status_word(request.status)
-        return control_pb2.ListGamesResponse(games=[r.result(full=False) for r in self.referee.games.values()
-                                                    if not request.status or r.status == st])
+        st = wire.messages.game_status_word(request.status) if request.status else None
+        try:
+            games, token = self.referee.list_games(st, request.page_size, request.page_token)
+        except RequestError as e:
+            await context.abort(_status(e.code), str(e))
+        return control_pb2.ListGamesResponse(games=games, next_page_token=token)
 
     async def GetGame(self, request, context):
         await self._auth(context)
-        run = await self._game(request.game_id, context)
-        return control_pb2.GetGameResponse(result=run.result())
+        run = await self._result(request.game_id, context)
+        return control_pb2.GetGameResponse(result=run if isinstance(run, control_pb2.GameResult) else run.result())
 
     async def WaitGame(self, request, context):
         await self._auth(context)
-        run = await self._game(request.game_id, context)
+        run = await self._result(request.game_id, context)
+        if isinstance(run, control_pb2.GameResult):   # read from its record file
+            return control_pb2.WaitGameResponse(result=run)
         await run.done.wait()
         return control_pb2.WaitGameResponse(result=run.result())
 
@@ -241,7 +256,7 @@ async def start(config: ServerConfig) -> RunningServer:
     limits = StreamLimits(config.max_bot_connections_per_peer, config.max_bot_connections, raise_open_file_limit(),
                           config.fd_reserve)
     server = grpc.aio.server(options=[
-        ("grpc.max_receive_message_length", config.max_receive_bytes),
+        ("grpc.max_receive_message_length", config.max_receive_bytes),   # sized to the protocol (config.inbound_limit)
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 0),
         ("grpc.max_concurrent_streams", config.max_streams_per_connection),

@@ -227,6 +227,11 @@ def record_file(r: GameInfo, record: dict) -> str:
     return json.dumps(res)
 
 
+def result_from_dict(res: dict) -> control_pb2.GameResult:
+    """A record file's result (record_file without its "record") as a GameResult."""
+    return json_format.ParseDict(res, control_pb2.GameResult(), ignore_unknown_fields=True)
+
+
 def game_request(req: control_pb2.CreateGameRequest) -> GameRequest:
     """Read a CreateGameRequest; a policy's failure policies become words (``"forfeit"``)."""
     src = req.WhichOneof("ruleset_source") or "ruleset"
