@@ -1,6 +1,6 @@
 """Logs that a client cannot amplify (docs/security.md, "4.").
 
-gRPC logs an ERROR with a traceback (about 1.7 KB) for every request it cannot decode, before any handler and
+gRPC logs an ERROR with a traceback (about 850 bytes) for every request it cannot decode, before any handler and
 so before any token check runs: a health check, a control call, a Connect stream's first message. Anyone who
 can reach the port could fill the disk with them. :class:`UndecodableRequests` lets one line through per
 method per ``DECODE_LOG_INTERVAL_S``, without the traceback, saying how many it held back since. (A bot's
