@@ -17,7 +17,7 @@ from referee.rules.status import GameStatus
 from referee.wire.messages import GameRequest
 
 from .config import ServerConfig
-from .connections import Connection, Pending
+from .connections import IDLE_BURST, IDLE_PENALTY_S, IDLE_RATE, Connection, IdleBudget, Pending
 from .enforcement import TimeBank
 from .games import GameRun, SeatRun
 from .records import RecordWriter, read_record_file
@@ -45,6 +45,7 @@ class Referee:
         self.config = config
         self.tokens: dict[str, str] = dict(config.bot_tokens)
         self.conns: dict[str, list[Connection]] = {}
+        self.idle_budgets: dict[str, IdleBudget] = {}   # bot name -> its budget of messages with no work
         self.games: dict[str, GameRun] = {}
         self.running = 0
         self.draining = False
@@ -78,11 +79,19 @@ class Referee:
         want = self.tokens.get(bot_name)
         if want is None or not secrets.compare_digest(want.encode(), token.encode()):
             return ("UNAUTHENTICATED", f"bot {bot_name!r}: unknown bot name or wrong token")
+        idle = self.idle_budgets.get(bot_name)
+        wait = idle.barred_until - asyncio.get_running_loop().time() if idle is not None else 0.0
+        if wait > 0:
+            return ("RESOURCE_EXHAUSTED", f"bot {bot_name!r} was dropped for sending too many messages carrying no "
+                    f"answer; it may connect again in {wait:.1f} s (docs/security.md, \"1.\")")
         return None
 
     def connect(self, bot_name: str, max_batch: int) -> Connection:
         mb = self.config.default_batch if max_batch == 0 else min(max_batch, self.config.max_batch)
-        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired)
+        idle = self.idle_budgets.get(bot_name)
+        if idle is None:
+            idle = self.idle_budgets[bot_name] = IdleBudget(asyncio.get_running_loop().time())
+        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired, idle)
         self.conns.setdefault(bot_name, []).append(conn)
         log.info("bot %s connected as %s (batch %d)", bot_name, conn.id, mb)
         return conn
@@ -103,11 +112,20 @@ class Referee:
                 for n in sorted(self.tokens)]
 
     # -- answers ----------------------------------------------------------
+    def on_message(self, conn: Connection, msg) -> None:
+        """Apply a ConnectRequest that came after Hello: only an AnswerBatch carries anything."""
+        if msg.WhichOneof("message") != "answers":
+            conn.notice("malformed_answer", 0, "", "after Hello only AnswerBatch messages are accepted; the message was ignored")
+            self._idle(conn)
+            return
+        self.on_answers(conn, msg.answers.answers)
+
     def on_answers(self, conn: Connection, answers) -> None:
         """Apply a bot's answer message. Nothing a bot sends can touch a request it was not given.
 
         The answers to open requests share the time since the bot could start on the first of them
         (Connection.charge); answers to unknown, closed or other games' requests are refused and do not count.
+        A message that applies no answer spends a token of the bot's idle budget (see _idle).
         """
         now = asyncio.get_running_loop().time()
         fl = conn.in_flight
@@ -132,15 +150,20 @@ class Referee:
                 continue
             run = p.run
             if ans.game_id and ans.game_id != run.id:
-                self._unknown(conn, "wrong_game", rid, ans.game_id,
-                              f"request {rid} belongs to game {run.id!r}, not {ans.game_id!r}; the answer was ignored")
+                named = wire.messages.quote(ans.game_id)    # a bot's bytes, echoed: bounded (docs/security.md, "3.")
+                self._unknown(conn, "wrong_game", rid, named,
+                              f"request {rid} belongs to game {run.id!r}, not {named!r}; the answer was ignored")
                 continue
             del fl[rid]
             conn.remember(rid, "answered")
             taken.append((p, ans))
         if conn.closed:
             return
-        if taken:
+        if not taken:
+            self._idle(conn)
+            if conn.closed:
+                return
+        else:
             spent_ms = conn.charge(now, len(taken))
             for p, ans in taken:
                 if p.cancelled:
@@ -148,6 +171,16 @@ class Referee:
                 else:
                     p.run.answer(p, ans, spent_ms)
         conn.rearm()
+
+    def _idle(self, conn: Connection) -> None:
+        """A message that carried no work: spend a token of the bot's budget, and drop the connection when
+        there is none left (docs/security.md, "1."): its seats get the disconnect policy."""
+        if conn.idle.take(asyncio.get_running_loop().time()):
+            return
+        conn.notice("rate_limited", 0, "", f"more than {IDLE_BURST} messages carrying no answer at once, or "
+                    f"{IDLE_RATE:g} a second on average (empty AnswerBatches, or answers to no open request); "
+                    f"connection closed; the bot may connect again in {IDLE_PENALTY_S:g} s")
+        self.disconnect(conn, "too many messages carrying no answer")
 
     def _unknown(self, conn: Connection, code: str, rid: int, game_id: str, msg: str) -> None:
         """Refuse an answer to a request this connection cannot answer (unknown id, or the wrong game),
@@ -170,11 +203,10 @@ class Referee:
             raise RequestError("UNAVAILABLE", "the server is draining: no new games")
         if self.running >= self.config.max_games:
             raise RequestError("RESOURCE_EXHAUSTED", f"{self.running} games running (limit {self.config.max_games})")
-        try:
-            req = wire.messages.game_request(message)
-        except KeyError as e:
-            raise RequestError("INVALID_ARGUMENT", f"policy: unknown failure policy value {e} "
-                               "(allowed: FAILURE_POLICY_FALLBACK, _FORFEIT, _ABORT)") from None
+        bad = wire.messages.bad_enum(message)
+        if bad:
+            raise RequestError("INVALID_ARGUMENT", bad)
+        req = wire.messages.game_request(message)
         gid = req.game_id or f"g{next(self._gid)}"
         if not _NAME.match(gid):
             raise RequestError("INVALID_ARGUMENT", f"bad game id {gid!r}: 1-64 letters, digits, '-', '_' or '.'")
@@ -197,6 +229,9 @@ class Referee:
         seed = req.seed if req.seed is not None else secrets.randbits(63)
         try:
             policy = self.config.policy.with_overrides(**req.policy)
+        except ValueError as e:
+            raise RequestError("INVALID_ARGUMENT", f"policy: {e}") from None
+        try:
             game = Game(rs, players, seed=seed, decks=req.decks, first_dealer=req.first_dealer)
         except (RulesError, ValueError) as e:
             raise RequestError("INVALID_ARGUMENT", str(e)) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from referee import wire
 from .config import MAX_PING_STRIKES, ServerConfig
 from .connections import Connection
 from .limits import StreamLimits, peer_host, raise_open_file_limit
+from .logs import limit_undecodable
 from .referee import Referee, RequestError
 
 log = logging.getLogger("referee")
@@ -98,13 +100,10 @@ class BotServicer:
         try:
             while True:
                 msg = await context.read()
-                if msg is grpc.aio.EOF:
+                if msg is grpc.aio.EOF or conn.closed:
                     break
-                if msg.WhichOneof("message") != "answers":
-                    conn.notice("malformed_answer", 0, "",
-                                "after Hello only AnswerBatch messages are accepted; the message was ignored")
-                    continue
-                ref.on_answers(conn, msg.answers.answers)
+                ref.on_message(conn, msg)
+                await asyncio.sleep(0)   # one message per connection per turn of the loop: each its share
         except asyncio.CancelledError:
             raise
         except Exception as e:
@@ -115,6 +114,13 @@ class BotServicer:
 
 def _status(code: str) -> grpc.StatusCode:
     return getattr(grpc.StatusCode, code)
+
+
+async def _check_enums(request, context) -> None:
+    """INVALID_ARGUMENT naming the field when a request's enum holds a value its enum does not define."""
+    bad = wire.messages.bad_enum(request)
+    if bad:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, bad)
 
 
 class ControlServicer(control_pb2_grpc.ControlServiceServicer):
@@ -186,6 +192,7 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
 
     async def ListGames(self, request, context):
         await self._auth(context)
+        await _check_enums(request, context)
         st = wire.messages.game_status_word(request.status) if request.status else None
         try:
             games, token = self.referee.list_games(st, request.page_size, request.page_token)
@@ -208,6 +215,9 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
 
     async def Drain(self, request, context):
         await self._auth(context)
+        if not 0 <= request.timeout_s < math.inf:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"timeout_s: {request.timeout_s} is not a number of seconds >= 0 (0: abort at once)")
         await self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.health.set(BOT_SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
         finished, aborted = await self.referee.drain(max(0.0, request.timeout_s))
@@ -255,6 +265,7 @@ async def start(config: ServerConfig) -> RunningServer:
     referee = Referee(config)
     limits = StreamLimits(config.max_bot_connections_per_peer, config.max_bot_connections, raise_open_file_limit(),
                           config.fd_reserve)
+    limit_undecodable()
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", config.max_receive_bytes),   # sized to the protocol (config.inbound_limit)
         ("grpc.max_send_message_length", config.max_send_bytes),
