@@ -1,8 +1,9 @@
 """Case 3 of docs/security.md: what a notice echoes of a bot's answer is bounded.
 
-A bot answers its open request 40 times naming a game id of 1 MiB (the wrong game): each answer is refused with a
-WRONG_GAME notice that quotes at most QUOTE_LIMIT characters of the id. Before (main at 4d16b4c) each notice
-echoed the id twice: 80 MB queued, more than the 32 MiB a message may carry, so the bot's stream failed.
+A bot answers its open request 40 times naming a game id of 256 KiB (the wrong game; the issue's 1 MiB ids no longer
+pass the inbound message limit of case 2): each answer is refused with a WRONG_GAME notice that quotes at most
+QUOTE_LIMIT characters of the id. Before (main at 4d16b4c) each notice echoed the id twice: with 1 MiB ids, 80 MB
+queued, more than the 32 MiB a message may carry, so the bot's stream failed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from attack_harness import Referee, attack_result
 from pepper_proto.v1 import control_pb2
 
-ANSWERS, GAME_ID_BYTES = 40, 1 << 20
+ANSWERS, GAME_ID_BYTES = 40, 1 << 18
 
 
 def _peak_rss_kib(pid: int) -> int:
