@@ -93,13 +93,13 @@ def test_the_soft_open_file_limit_is_raised_and_control_clients_keep_a_reserve(r
     assert ref.soft_nofile() == 400
 
     async def fill_then_control() -> tuple[list, list]:
-        attack = asyncio.create_task(silent_streams(ref.address, 130, wait_s=4, channels=13))
-        await asyncio.sleep(2)
+        attack = asyncio.create_task(silent_streams(ref.address, 130, wait_s=10, channels=13))
+        await asyncio.sleep(3)
         listed = []
         for _ in range(5):     # new control clients, each on its own connection
             async with grpc.aio.insecure_channel(ref.address) as ch:
                 bots = await control_pb2_grpc.ControlServiceStub(ch).ListBots(
-                    control_pb2.ListBotsRequest(), metadata=(("authorization", f"Bearer {CONTROL_TOKEN}"),), timeout=5)
+                    control_pb2.ListBotsRequest(), metadata=(("authorization", f"Bearer {CONTROL_TOKEN}"),), timeout=20)
                 listed.append([b.name for b in bots.bots])
         return await attack, listed
 
