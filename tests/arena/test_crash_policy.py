@@ -5,6 +5,7 @@ CLI, a real referee, real bot subprocesses, a real SQLite file."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -88,7 +89,11 @@ def test_a_bot_that_crashes_every_time_is_withdrawn_and_the_others_games_are_pla
     text = " ".join((out.stdout + out.stderr).split())
     from arena.tournament import MAX_CRASHES
 
-    assert f"bot 'crashy' crashed {MAX_CRASHES + 1} times in this run with games in flight, more than the {MAX_CRASHES} a bot may" in text, text
+    # It crashes after 8 decisions, within 10 s of each start: the crash limit and the restart budget (8 quick deaths
+    # in a row) race for it on a loaded machine; either withdraws it.
+    crashed = re.search(rf"bot 'crashy' crashed (\d+) times in this run with games in flight, more than the {MAX_CRASHES} "
+                        "a bot may", text)
+    assert (crashed and int(crashed[1]) > MAX_CRASHES) or "bot 'crashy' kept crashing: a process died 8 times" in text, text
     assert "it is withdrawn from this run" in text and "the others play on (random, heuristic)" in text, text
     # The others' games (8 of the 24) are all played; crashy's crashes are stored, one row each.
     others = rows(db, "SELECT idx FROM planned_games WHERE seats_json NOT LIKE '%crashy%'")
@@ -96,5 +101,6 @@ def test_a_bot_that_crashes_every_time_is_withdrawn_and_the_others_games_are_pla
     assert len(others) == 8 and sorted(stored) == sorted(others)
     # Every death is stored (one row each); those with games in flight are what withdrew it.
     assert rows(db, "SELECT MIN(bot), MAX(bot) FROM crashes") == [("crashy", "crashy")]
-    assert rows(db, "SELECT COUNT(*) FROM crashes WHERE games_replayed > 0")[0][0] >= MAX_CRASHES + 1
+    if crashed:
+        assert rows(db, "SELECT COUNT(*) FROM crashes WHERE games_replayed > 0")[0][0] >= MAX_CRASHES + 1
     assert "withdrawn: crashy" in out.stdout
