@@ -83,3 +83,26 @@ def test_the_arenas_referee_has_its_token_in_neither_its_environment_nor_its_arg
         assert list(bots.bots) == []
     finally:
         ref.stop()
+
+
+def test_a_referee_started_by_hand_hides_the_tokens_of_its_command_line_and_environment(tmp_path):
+    """`pepper referee serve --control-token T --bot NAME=TOKEN` (or T in PEPPER_CONTROL_TOKEN): before, any process
+    of the user read them in /proc/PID/cmdline and environ for as long as the referee ran."""
+    bot_token = "case5-bot-token-0123456789"
+    for args, env in ((["--control-token", TOKEN], {}), ([], {"PEPPER_CONTROL_TOKEN": TOKEN})):
+        ref = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0", *args,
+                                "--bot", f"mine={bot_token}"], env=os.environ | env,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            address = ref.stdout.readline().split()[-1]
+            proc = Path("/proc", str(ref.pid))
+            shown = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
+            assert TOKEN.encode() not in shown and bot_token.encode() not in shown
+            assert b"--control-token" not in shown or b"*" * len(TOKEN) in shown  # ps shows stars
+            with grpc.insecure_channel(address) as channel:
+                bots = control_pb2_grpc.ControlServiceStub(channel).ListBots(
+                    control_pb2.ListBotsRequest(), metadata=(("authorization", f"Bearer {TOKEN}"),), timeout=10)
+            assert [b.name for b in bots.bots] == ["mine"]
+        finally:
+            ref.terminate()
+            ref.wait(15)
