@@ -70,8 +70,9 @@ GAMES_PER_CORE = 64
 # Crash policy (docs/arena.md, "Crashes"). A game in flight on a command bot's process that dies is played again
 # from its start on a fresh deck (replay_seed), at most MAX_REPLAYS times: then its forfeit stands.
 MAX_REPLAYS = 2
-# A bot whose processes die more than this many times in one run is withdrawn from it (whenever they die: the
-# restart budget of BotProcesses only counts deaths soon after a start), so its games are not replayed forever.
+# A bot whose processes die with games in flight more than this many times in one run is withdrawn from it, so its
+# games are not replayed forever, however long each process lived. (A process that dies on start has nothing in
+# flight: the restart budget of BotProcesses and the bot's down time limit deal with it.)
 MAX_CRASHES = 5
 # A disconnect is put down to a process death the arena noticed from this long before the game was created
 # (the referee may seat a connection whose process just died) to this long after the game ended.
@@ -327,10 +328,10 @@ class Arena:
         if p.keeps_crashing():
             self._withdraw(p.bot.name, f"kept crashing: a process died {p.RESTART_BUDGET} times in a row soon after "
                                        f"starting ({p.restarts} restart(s) in this run, exit code {p.exit_codes()})")
-        elif len(p.crashes) > MAX_CRASHES:
-            self._withdraw(p.bot.name, f"crashed {len(p.crashes)} times in this run, more than the {MAX_CRASHES} a bot "
-                                       f"may (the games in flight on a crashed process are replayed; exit codes "
-                                       f"{', '.join(str(c.exit_code) for c in p.crashes)})")
+        elif len(costly := [c for c in p.crashes if c.games_replayed]) > MAX_CRASHES:
+            self._withdraw(p.bot.name, f"crashed {len(costly)} times in this run with games in flight, more than the "
+                                       f"{MAX_CRASHES} a bot may (those games are replayed; exit codes "
+                                       f"{', '.join(str(c.exit_code) for c in costly)})")
 
     def _entered(self, seats: list[str]) -> None:
         """Withdrawn when a bot of ``seats`` has been withdrawn from the run."""

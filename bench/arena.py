@@ -122,8 +122,13 @@ async def _capacity(n: int, processes: int, bot: str = "heuristic") -> dict:
             t0 = time.perf_counter()
             await asyncio.gather(*(create(i) for i in range(n)))
             created_s = time.perf_counter() - t0
-            running = len((await stub.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING),
-                                                metadata=md)).games)
+            running, token = 0, ""
+            while True:   # page after page (protocol 1.5)
+                page = await stub.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING,
+                                                                         page_token=token), metadata=md)
+                running, token = running + len(page.games), page.next_page_token
+                if not token:
+                    break
             peak = _rss_kb(ref.pid)
             drained = await stub.Drain(control_pb2.DrainRequest(timeout_s=0.0), metadata=md)
             return {"requested": n, "running_at_peak": running, "create_seconds": created_s,
@@ -162,8 +167,13 @@ def _sample_running(address: str, token: str, stop: threading.Event, peak: list[
         stub = control_pb2_grpc.ControlServiceStub(ch)
         while not stop.wait(0.5):
             try:
-                games = stub.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING),
-                                       metadata=md, timeout=10).games
+                games, token = [], ""
+                while True:   # page after page (protocol 1.5)
+                    page = stub.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING, page_token=token),
+                                          metadata=md, timeout=10)
+                    games, token = games + list(page.games), page.next_page_token
+                    if not token:
+                        break
             except grpc.RpcError:
                 continue
             peak[0], peak[1] = max(peak[0], len(games)), peak[1] + 1

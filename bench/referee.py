@@ -108,7 +108,7 @@ def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "le
             w.result()
         elapsed = time.perf_counter() - t0
         cpu = [cpu_seconds(srv.pid) - cpu0[0], sum(cpu_seconds(p.pid) for p, _ in bots) - sum(cpu0[1:])]
-        results = stub.ListGames(control_pb2.ListGamesRequest(), metadata=md).games
+        results = [w.result().result for w in waits]
     finally:
         srv.send_signal(signal.SIGTERM)
         srv.wait(timeout=60)

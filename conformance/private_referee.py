@@ -79,7 +79,13 @@ class PrivateReferee:
         """Every game, without records."""
         from pepper_proto.v1 import control_pb2
 
-        return list((await self.control.ListGames(control_pb2.ListGamesRequest(), metadata=self.md)).games)
+        games, token = [], ""
+        while True:   # page after page (protocol 1.5)
+            page = await self.control.ListGames(control_pb2.ListGamesRequest(page_token=token), metadata=self.md)
+            games += page.games
+            token = page.next_page_token
+            if not token:
+                return games
 
     async def result(self, game_id: str) -> control_pb2.GameResult:
         from pepper_proto.v1 import control_pb2

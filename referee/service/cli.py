@@ -63,7 +63,9 @@ def serve(
         ServerConfig.unknown_request_limit, help="with --unknown-request reject: drop a connection that sends more "
         "than this many answers to unknown request ids or the wrong game (0: never)"),
     max_batch: int = typer.Option(ServerConfig.max_batch, help="most requests in one batch, whatever a bot asks for"),
-    max_message_bytes: int = typer.Option(ServerConfig.max_receive_bytes, help="largest message accepted from a client"),
+    max_message_bytes: int = typer.Option(
+        ServerConfig.max_receive_bytes, help="largest message accepted from a bot or control client, bytes (0: sized to "
+        "the protocol from --max-batch: 64 KiB + 2 KiB per answer, 576 KiB by default; a bigger message ends its stream)"),
     max_games: int = typer.Option(ServerConfig.max_games, help="most games running at once"),
     shared_seats: bool = typer.Option(
         ServerConfig.shared_seats, "--shared-seats", help="let one bot connection hold several seats of a game; it then receives every one "
@@ -71,9 +73,29 @@ def serve(
     min_ping_interval_ms: int = typer.Option(
         ServerConfig.min_ping_interval_ms, help="the shortest keepalive ping interval accepted from a bot, ms (the SDKs "
         "ping every 30,000 ms; a bot that pings more often is told to go away: GOAWAY too_many_pings)"),
+    keepalive_time_ms: int = typer.Option(
+        ServerConfig.keepalive_time_ms, help="the referee pings every connection this often, ms; with "
+        "--keepalive-timeout-ms it bounds how long a stopped or vanished bot keeps its connection"),
+    keepalive_timeout_ms: int = typer.Option(
+        ServerConfig.keepalive_timeout_ms, help="a connection that does not answer a ping within this is closed, ms"),
+    hello_timeout_ms: int = typer.Option(
+        ServerConfig.hello_timeout_ms, help="a Connect stream that sends no Hello within this is ended, ms (and a TCP "
+        "connection that has not started HTTP/2 by then is closed)"),
+    max_streams_per_connection: int = typer.Option(
+        ServerConfig.max_streams_per_connection, help="concurrent calls on one HTTP/2 connection (more wait at the client)"),
+    max_bot_connections: int = typer.Option(
+        ServerConfig.max_bot_connections, help="Connect streams open at once, in all (also kept --fd-reserve below "
+        "the open-file limit); more are refused with RESOURCE_EXHAUSTED"),
+    max_bot_connections_per_peer: int = typer.Option(
+        ServerConfig.max_bot_connections_per_peer, help="Connect streams open at once from one IP address"),
+    fd_reserve: int = typer.Option(
+        ServerConfig.fd_reserve, help="open files kept free of bot connections, for control clients and records"),
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
     record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
+    keep_finished: int = typer.Option(
+        ServerConfig.keep_games, help="finished games kept in memory for GetGame/WaitGame/ListGames; older ones are "
+        "read from --record-dir, or are gone without it"),
     drain_timeout: float = typer.Option(30.0, help="seconds running games get to finish on shutdown"),
     log_level: str = typer.Option("warning", help="debug, info, warning or error"),
 ) -> None:
@@ -108,9 +130,12 @@ def serve(
                            unknown_request=unknown_request,
                            unknown_request_limit=unknown_request_limit, max_batch=max_batch, default_batch=min(ServerConfig.default_batch, max_batch),
                            max_receive_bytes=max_message_bytes, max_games=max_games, shared_seats=shared_seats,
-                           min_ping_interval_ms=min_ping_interval_ms,
+                           min_ping_interval_ms=min_ping_interval_ms, keepalive_time_ms=keepalive_time_ms,
+                           keepalive_timeout_ms=keepalive_timeout_ms, hello_timeout_ms=hello_timeout_ms,
+                           max_streams_per_connection=max_streams_per_connection, max_bot_connections=max_bot_connections,
+                           max_bot_connections_per_peer=max_bot_connections_per_peer, fd_reserve=fd_reserve,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
-                           record_dir=str(record_dir) if record_dir else None)
+                           record_dir=str(record_dir) if record_dir else None, keep_games=keep_finished)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     if record_dir is not None:

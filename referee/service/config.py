@@ -14,6 +14,20 @@ from .enforcement import FaultKind, Verdict
 
 UNKNOWN_REQUEST_POLICIES = ("reject", "disconnect")
 
+# The inbound message limit, sized to the protocol: a bot's largest legal message is an AnswerBatch answering a
+# full Batch (max_batch requests). One Answer holds at most ~1.2 KB (a request id, an action of at most
+# MAX_ACTION_CHARS, a game id of at most 64 characters, a fallback detail the SDKs cut to 200 characters),
+# counted as 2 KiB; the control API's largest request (CreateGame with a ruleset file and explicit decks)
+# fits in the fixed part. grpc.aio applies grpc.max_receive_message_length to the whole server: the bot and
+# control services share it.
+ANSWER_BYTES = 2 * 1024
+MESSAGE_BASE_BYTES = 64 * 1024
+
+
+def inbound_limit(max_batch: int) -> int:
+    """The largest message accepted from a client when the server has batches of up to ``max_batch`` requests."""
+    return MESSAGE_BASE_BYTES + max_batch * ANSWER_BYTES
+
 # Keepalive: the pings the referee accepts from a bot's channel (docs/protocol.md, "Keepalive"). The SDKs
 # ping every 30 s (sdk/python/pepper_bot/runner.py KEEPALIVE_TIME_MS, sample_bots/node/lib/client.js
 # KEEPALIVE_TIME_MS), also while a bot has no game: the referee accepts pings 20 s apart, with or without a
@@ -21,6 +35,11 @@ UNKNOWN_REQUEST_POLICIES = ("reject", "disconnect")
 # GOAWAY "too_many_pings". (gRPC's server default is 5 minutes: it told idle bots to go away.)
 MIN_PING_INTERVAL_MS = 20_000
 MAX_PING_STRIKES = 2
+# The referee's own pings (docs/security.md, "7."): every KEEPALIVE_TIME_MS it pings each connection, and drops one
+# that does not answer within KEEPALIVE_TIMEOUT_MS, so that a stopped or vanished bot is gone (and its games get the
+# disconnect policy, no new game is seated on it) within 30 s, not the ~15 minutes TCP takes to give up.
+KEEPALIVE_TIME_MS = 20_000
+KEEPALIVE_TIMEOUT_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -67,15 +86,24 @@ class ServerConfig:
     unknown_request_limit: int = 1000  # with "reject": drop a connection that sends more than this many (0: never)
     max_batch: int = 256               # cap on a bot's requested batch size
     default_batch: int = 64            # batch size for a bot that asks for 0
-    max_receive_bytes: int = 4 * 1024 * 1024
+    max_receive_bytes: int = 0         # 0: inbound_limit(max_batch), sized to the protocol
     max_send_bytes: int = 32 * 1024 * 1024
     max_games: int = 100_000           # running games at once
     tls_cert: str | None = None        # PEM file paths; both or neither
     tls_key: str | None = None
     record_dir: str | None = None      # write <game_id>.json per finished game here
-    keep_games: int = 200_000          # finished games kept in memory for results
+    keep_games: int = 5_000            # finished games kept in memory for results (older: their record files)
     shared_seats: bool = False         # let one connection hold several seats of a game (it then gets each one's cards)
     min_ping_interval_ms: int = MIN_PING_INTERVAL_MS   # the shortest ping interval accepted from a bot (see above)
+    keepalive_time_ms: int = KEEPALIVE_TIME_MS         # the referee pings every connection this often (see above)
+    keepalive_timeout_ms: int = KEEPALIVE_TIMEOUT_MS   # ... and drops one whose ping is not answered within this
+    # Connection hygiene (docs/security.md, "6."): what an unauthenticated client can hold open.
+    hello_timeout_ms: int = 10_000          # a Connect stream that sends no Hello within this is ended (and a TCP
+                                            # connection that has not started HTTP/2 is closed)
+    max_streams_per_connection: int = 4096  # concurrent streams on one HTTP/2 connection (grpc.max_concurrent_streams)
+    max_bot_connections: int = 4096         # Connect streams at once, in all (also capped by the open-file limit)
+    max_bot_connections_per_peer: int = 1024   # Connect streams at once from one IP address
+    fd_reserve: int = 128                   # open files kept free of bot connections: control clients, records, logs
 
     def __post_init__(self):
         if self.unknown_request not in UNKNOWN_REQUEST_POLICIES:
@@ -86,5 +114,20 @@ class ServerConfig:
             raise ValueError("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
         if self.min_ping_interval_ms < 1:
             raise ValueError(f"min_ping_interval_ms (--min-ping-interval-ms) must be >= 1, got {self.min_ping_interval_ms}")
+        for name, flag in (("keepalive_time_ms", "--keepalive-time-ms"), ("keepalive_timeout_ms", "--keepalive-timeout-ms"),
+                           ("hello_timeout_ms", "--hello-timeout-ms"), ("max_streams_per_connection", "--max-streams-per-connection"),
+                           ("max_bot_connections", "--max-bot-connections"),
+                           ("max_bot_connections_per_peer", "--max-bot-connections-per-peer")):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} ({flag}) must be >= 1, got {getattr(self, name)}")
+        if self.fd_reserve < 0:
+            raise ValueError(f"fd_reserve (--fd-reserve) must be >= 0, got {self.fd_reserve}")
         if not 1 <= self.default_batch <= self.max_batch:
             raise ValueError("need 1 <= default_batch <= max_batch")
+        if self.max_receive_bytes < 0:
+            raise ValueError(f"max_receive_bytes (--max-message-bytes) must be >= 0 (0: sized from --max-batch), "
+                             f"got {self.max_receive_bytes}")
+        if self.max_receive_bytes == 0:
+            self.max_receive_bytes = inbound_limit(self.max_batch)
+        if self.keep_games < 0:
+            raise ValueError(f"keep_games (--keep-finished) must be >= 0, got {self.keep_games}")

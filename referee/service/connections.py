@@ -32,6 +32,40 @@ if TYPE_CHECKING:
     from .games import GameRun
 
 
+#: The budget of messages that carry no work (docs/security.md, "1."): an AnswerBatch that applies no answer
+#: (empty, or answering only unknown, closed or other games' requests) or a message other than AnswerBatch.
+#: Each still costs the referee a read and a turn of its loop, and nothing else bounds them, so a bot may send
+#: IDLE_BURST of them at once and IDLE_RATE a second on average (a token bucket shared by the bot's
+#: connections, so that reconnecting does not refill it); the connection that goes over is dropped. A bot
+#: following the protocol sends one at most per request it was given (a late answer): the burst covers
+#: answering a whole batch of the largest size one by one, late.
+IDLE_BURST = 1000
+IDLE_RATE = 100.0
+#: A bot dropped for going over its budget may not connect again for this long (seconds): reconnecting at once
+#: would otherwise let it go on at the cost of a Connect and a Hello per message.
+IDLE_PENALTY_S = 5.0
+
+
+class IdleBudget:
+    """A token bucket: ``IDLE_BURST`` tokens, refilled at ``IDLE_RATE`` a second; one per message with no work.
+    ``barred_until``: after the bucket ran dry, when the bot may connect again (the loop's clock, seconds)."""
+
+    __slots__ = ("tokens", "at", "barred_until")
+
+    def __init__(self, now: float):
+        self.tokens, self.at, self.barred_until = float(IDLE_BURST), now, 0.0
+
+    def take(self, now: float) -> bool:
+        """Spend a token at ``now`` (the loop's clock, seconds); False when there is none left."""
+        tokens = min(float(IDLE_BURST), self.tokens + (now - self.at) * IDLE_RATE)
+        self.at = now
+        if tokens < 1.0:
+            self.tokens, self.barred_until = tokens, now + IDLE_PENALTY_S
+            return False
+        self.tokens = tokens - 1.0
+        return True
+
+
 class Pending:
     """One decision request: created when the game waits for a seat, open until answered or expired.
 
@@ -52,8 +86,10 @@ class Connection:
     whose time ran out.
     """
 
-    def __init__(self, cid: str, bot_name: str, max_batch: int, on_expired: Callable[[Pending], None]):
+    def __init__(self, cid: str, bot_name: str, max_batch: int, on_expired: Callable[[Pending], None],
+                 idle: IdleBudget):
         self.id, self.bot_name, self.max_batch, self.on_expired = cid, bot_name, max_batch, on_expired
+        self.idle = idle                   # the bot's budget of messages with no work (shared by its connections)
         self.outbox: deque = deque()       # lists of item frames, and Pending requests, in order (see push)
         self.in_flight: dict[int, Pending] = {}
         self._sent: deque[Pending] = deque()   # the requests in flight in the order sent (answered ones popped lazily)

@@ -59,6 +59,18 @@ def rule(policy: Policy, kind: FaultKind, seat_faults: int) -> Ruling:
     return Ruling(verdict, status, note)
 
 
+QUOTE_CHARS = 200          # the most of a bot's own text that a fault or a fallback detail quotes
+DETAIL_CHARS = 1_000       # the most characters of one fault's detail (a quote, the legal actions, the ruling)
+MAX_ACTION_CHARS = 64      # a longer answer text is malformed unread: the longest action is 20 ("bid double-pepper NT")
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, marked with its full length: what a bot sent is kept bounded."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [cut: {len(text)} characters]"
+
+
 def public_detail(kind: FaultKind, detail: str) -> str:
     """A fault's detail as shown while the game runs.
 

@@ -33,6 +33,7 @@ import asyncio
 import json
 import logging
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -44,18 +45,22 @@ from referee.wire.messages import FaultInfo, GameInfo, SeatInfo
 from .config import Policy
 from .connections import Connection, Pending
 from .enforcement import (
+    DETAIL_CHARS,
+    MAX_ACTION_CHARS,
     FaultKind,
     RequestClock,
     TimeBank,
     Verdict,
     public_detail,
     public_fallback,
+    quote,
     rule,
 )
 
 log = logging.getLogger("referee")
 
 MAX_FALLBACK_DETAILS = 10
+MAX_FAULTS_LISTED = 500     # faults itemized in a game's result; the seats' fault counts go on counting
 
 
 @dataclass(eq=False)
@@ -110,6 +115,9 @@ class GameRun:
         self.winners: tuple[int, ...] = ()
         self.winning_seats: tuple[int, ...] = ()
         self.done = asyncio.Event()
+        self.final: GameInfo | None = None       # the result without record and full state, once over (see _release)
+        self._packed = b""                       # then: the record and the full state, compressed
+        self.seq = 0                             # its place in the order games were created (Referee.list_games)
 
     @property
     def over(self) -> bool:
@@ -225,6 +233,9 @@ class GameRun:
             self.time_out(p)
             return
         try:
+            if len(ans.action) > MAX_ACTION_CHARS:   # never parsed nor kept whole, whatever its size
+                raise wire.AnswerError("malformed", f"the action text has {len(ans.action)} characters, more than any "
+                                       f"action ({MAX_ACTION_CHARS} at most): {quote(ans.action, MAX_ACTION_CHARS)!r}")
             action = wire.resolve_answer(ans, p.legal)
         except wire.AnswerError as e:
             self.guard(self.fault, p.seat, FaultKind(e.kind), p, str(e))
@@ -234,7 +245,7 @@ class GameRun:
         if ans.fallback:   # the bot's strategy failed and its SDK answered for it: legal, but counted
             sr.fallbacks += 1
             if len(sr.fallback_details) < MAX_FALLBACK_DETAILS:
-                sr.fallback_details.append(f"{wire.fallback_name(ans.fallback)}: {ans.fallback_detail[:200]}")
+                sr.fallback_details.append(f"{wire.fallback_name(ans.fallback)}: {quote(ans.fallback_detail)}")
         self.pending = None
         self._apply(action)
 
@@ -274,6 +285,7 @@ class GameRun:
         sr.faults[kind] += 1
         ruling = rule(self.policy, kind, sum(sr.faults.values()))
         verdict = ruling.verdict
+        detail = quote(detail, DETAIL_CHARS)
         public = public_detail(kind, detail) + ruling.note
         detail += ruling.note
         g = self.game
@@ -287,8 +299,9 @@ class GameRun:
                 fallback = str(g.legal_actions()[0])
         rid = p.rid if p else 0
         f = FaultInfo(seat, kind, rid, g.deal_number, detail, verdict, fallback)
-        self.faults.append(f)
-        self.public_faults.append(f._replace(detail=public, fallback_action=public_fallback(fallback)))
+        if len(self.faults) < MAX_FAULTS_LISTED:   # a result stays bounded however many faults a seat commits
+            self.faults.append(f)
+            self.public_faults.append(f._replace(detail=public, fallback_action=public_fallback(fallback)))
         if sr.conn is not None and kind is not FaultKind.DISCONNECT and p is not None:
             sr.conn.push(wire.messages.fault_notice_frame(
                 kind, p.rid, self.id, f"{kind}: {detail}; policy {verdict}" + (f": played {fallback}" if fallback else ""),
@@ -330,6 +343,7 @@ class GameRun:
                 conn.push(wire.messages.game_end_frame(self.id, sr.seat, status, outcome, reason, sr.status))
         for q in self.watchers:
             q.put_nowait(None)
+        self._release()
         self.done.set()
         self.on_finished(self)
 
@@ -338,6 +352,11 @@ class GameRun:
         """The result so far. While the game runs, nothing that shows the deal: faults as shown publicly,
         and no seed or record (the seed and explicit decks rebuild every hand; CreateGameResponse gives
         the seed to the game's creator). ``full``: with the record and the full state, once over."""
+        if self.final is not None:
+            if not full:
+                return self.final
+            record_json, full_state_json = json.loads(zlib.decompress(self._packed))
+            return self.final._replace(record_json=record_json, full_state_json=full_state_json)
         g = self.game
         over = self.over
         end = self.ended or time.time()
@@ -351,6 +370,17 @@ class GameRun:
             seed=self.seed if over else None,
             record_json=json.dumps(g.record()) if over and full else "",
             full_state_json=json.dumps(g.full_state()) if over and full else "")
+
+    def _release(self) -> None:
+        """The game is over: keep its final result (strings and small tuples) and let the engine's state, the
+        encoder's caches and the per-decision latencies go; the record and the full state are kept compressed."""
+        info = self.info()
+        self._packed = zlib.compress(json.dumps([info.record_json, info.full_state_json]).encode(), 1)
+        self.final = info._replace(record_json="", full_state_json="")
+        self.game = self.enc = None     # type: ignore[assignment]  (read through self.final from now on)
+        self.public_faults = []
+        for sr in self.seats:
+            sr.conn, sr.latencies = None, []
 
     def result(self, full: bool = True):
         """The GameResult message (see :meth:`info`)."""
@@ -370,7 +400,8 @@ class GameRun:
 
     def final_spectator_messages(self, seen_public: bool) -> Iterator:
         """After the game: the hidden events (or all events), then the result."""
-        for i, e in enumerate(self.game.events):
+        game = Game.from_record(json.loads(self.info().record_json), verify=False)   # the engine left at the end
+        for i, e in enumerate(game.events):
             if e.visible_to != PUBLIC or not seen_public:
                 yield wire.messages.watch_event(self.id, i, e, spectator=True)
         yield wire.messages.watch_result(self.info())

@@ -10,6 +10,7 @@ writes everything still queued, so a clean shutdown loses nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
@@ -19,6 +20,16 @@ from collections.abc import Callable
 log = logging.getLogger("referee")
 
 _STOP = object()
+
+
+def read_record_file(directory: str, name: str) -> dict | None:
+    """The parsed ``<dir>/<name>.json`` (as written by :class:`RecordWriter`), or None when there is none.
+    ``name`` must be a checked game id (no path separator)."""
+    try:
+        with open(os.path.join(directory, f"{name}.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
 
 
 class RecordWriter:

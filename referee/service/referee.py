@@ -18,14 +18,17 @@ from referee.wire.messages import GameRequest
 
 from . import secret
 from .config import ServerConfig
-from .connections import Connection, Pending
+from .connections import IDLE_BURST, IDLE_PENALTY_S, IDLE_RATE, Connection, IdleBudget, Pending
 from .enforcement import TimeBank
 from .games import GameRun, SeatRun
-from .records import RecordWriter
+from .records import RecordWriter, read_record_file
 
 log = logging.getLogger("referee")
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+PAGE_SIZE = 100                  # ListGames: games per page when the client asks for 0
+MAX_PAGE_SIZE = 1_000
+PAGE_BYTES = 2 * 1024 * 1024     # ListGames: a page stays under this (and under any client's default 4 MiB limit)
 
 
 class RequestError(ValueError):
@@ -44,12 +47,14 @@ class Referee:
         # Bot name -> its token's SHA-256 (secret.digest): a token is compared, never kept.
         self.tokens: dict[str, bytes] = {name: secret.digest(tok) for name, tok in config.bot_tokens.items()}
         self.conns: dict[str, list[Connection]] = {}
+        self.idle_budgets: dict[str, IdleBudget] = {}   # bot name -> its budget of messages with no work
         self.games: dict[str, GameRun] = {}
         self.running = 0
         self.draining = False
         self._rid = itertools.count(1)
         self._gid = itertools.count(1)
         self._cid = itertools.count(1)
+        self._seq = itertools.count(1)
         self._finished_order: deque[str] = deque()
         self.records = RecordWriter(config.record_dir) if config.record_dir else None
         for name in self.tokens:
@@ -87,11 +92,19 @@ class Referee:
         want = self.tokens.get(bot_name)
         if want is None or not secrets.compare_digest(want, secret.digest(token)):
             return ("UNAUTHENTICATED", f"bot {bot_name!r}: unknown bot name or wrong token")
+        idle = self.idle_budgets.get(bot_name)
+        wait = idle.barred_until - asyncio.get_running_loop().time() if idle is not None else 0.0
+        if wait > 0:
+            return ("RESOURCE_EXHAUSTED", f"bot {bot_name!r} was dropped for sending too many messages carrying no "
+                    f"answer; it may connect again in {wait:.1f} s (docs/security.md, \"1.\")")
         return None
 
     def connect(self, bot_name: str, max_batch: int) -> Connection:
         mb = self.config.default_batch if max_batch == 0 else min(max_batch, self.config.max_batch)
-        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired)
+        idle = self.idle_budgets.get(bot_name)
+        if idle is None:
+            idle = self.idle_budgets[bot_name] = IdleBudget(asyncio.get_running_loop().time())
+        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired, idle)
         self.conns.setdefault(bot_name, []).append(conn)
         log.info("bot %s connected as %s (batch %d)", bot_name, conn.id, mb)
         return conn
@@ -112,11 +125,20 @@ class Referee:
                 for n in sorted(self.tokens)]
 
     # -- answers ----------------------------------------------------------
+    def on_message(self, conn: Connection, msg) -> None:
+        """Apply a ConnectRequest that came after Hello: only an AnswerBatch carries anything."""
+        if msg.WhichOneof("message") != "answers":
+            conn.notice("malformed_answer", 0, "", "after Hello only AnswerBatch messages are accepted; the message was ignored")
+            self._idle(conn)
+            return
+        self.on_answers(conn, msg.answers.answers)
+
     def on_answers(self, conn: Connection, answers) -> None:
         """Apply a bot's answer message. Nothing a bot sends can touch a request it was not given.
 
         The answers to open requests share the time since the bot could start on the first of them
         (Connection.charge); answers to unknown, closed or other games' requests are refused and do not count.
+        A message that applies no answer spends a token of the bot's idle budget (see _idle).
         """
         now = asyncio.get_running_loop().time()
         fl = conn.in_flight
@@ -141,15 +163,20 @@ class Referee:
                 continue
             run = p.run
             if ans.game_id and ans.game_id != run.id:
-                self._unknown(conn, "wrong_game", rid, ans.game_id,
-                              f"request {rid} belongs to game {run.id!r}, not {ans.game_id!r}; the answer was ignored")
+                named = wire.messages.quote(ans.game_id)    # a bot's bytes, echoed: bounded (docs/security.md, "3.")
+                self._unknown(conn, "wrong_game", rid, named,
+                              f"request {rid} belongs to game {run.id!r}, not {named!r}; the answer was ignored")
                 continue
             del fl[rid]
             conn.remember(rid, "answered")
             taken.append((p, ans))
         if conn.closed:
             return
-        if taken:
+        if not taken:
+            self._idle(conn)
+            if conn.closed:
+                return
+        else:
             spent_ms = conn.charge(now, len(taken))
             for p, ans in taken:
                 if p.cancelled:
@@ -157,6 +184,16 @@ class Referee:
                 else:
                     p.run.answer(p, ans, spent_ms)
         conn.rearm()
+
+    def _idle(self, conn: Connection) -> None:
+        """A message that carried no work: spend a token of the bot's budget, and drop the connection when
+        there is none left (docs/security.md, "1."): its seats get the disconnect policy."""
+        if conn.idle.take(asyncio.get_running_loop().time()):
+            return
+        conn.notice("rate_limited", 0, "", f"more than {IDLE_BURST} messages carrying no answer at once, or "
+                    f"{IDLE_RATE:g} a second on average (empty AnswerBatches, or answers to no open request); "
+                    f"connection closed; the bot may connect again in {IDLE_PENALTY_S:g} s")
+        self.disconnect(conn, "too many messages carrying no answer")
 
     def _unknown(self, conn: Connection, code: str, rid: int, game_id: str, msg: str) -> None:
         """Refuse an answer to a request this connection cannot answer (unknown id, or the wrong game),
@@ -179,11 +216,10 @@ class Referee:
             raise RequestError("UNAVAILABLE", "the server is draining: no new games")
         if self.running >= self.config.max_games:
             raise RequestError("RESOURCE_EXHAUSTED", f"{self.running} games running (limit {self.config.max_games})")
-        try:
-            req = wire.messages.game_request(message)
-        except KeyError as e:
-            raise RequestError("INVALID_ARGUMENT", f"policy: unknown failure policy value {e} "
-                               "(allowed: FAILURE_POLICY_FALLBACK, _FORFEIT, _ABORT)") from None
+        bad = wire.messages.bad_enum(message)
+        if bad:
+            raise RequestError("INVALID_ARGUMENT", bad)
+        req = wire.messages.game_request(message)
         gid = req.game_id or f"g{next(self._gid)}"
         if not _NAME.match(gid):
             raise RequestError("INVALID_ARGUMENT", f"bad game id {gid!r}: 1-64 letters, digits, '-', '_' or '.'")
@@ -206,6 +242,9 @@ class Referee:
         seed = req.seed if req.seed is not None else secrets.randbits(63)
         try:
             policy = self.config.policy.with_overrides(**req.policy)
+        except ValueError as e:
+            raise RequestError("INVALID_ARGUMENT", f"policy: {e}") from None
+        try:
             game = Game(rs, players, seed=seed, decks=req.decks, first_dealer=req.first_dealer)
         except (RulesError, ValueError) as e:
             raise RequestError("INVALID_ARGUMENT", str(e)) from None
@@ -233,6 +272,7 @@ class Referee:
             bank = tc.time_bank_ms if tc and tc.time_bank_ms is not None else policy.time_bank_ms
             seats.append(SeatRun(s, name, conn, deadline, TimeBank(bank), conn_id=conn.id))
         run = GameRun(gid, game, seats, policy, seed, self._rid.__next__, self._finished)
+        run.seq = next(self._seq)
         self.games[gid] = run
         self.running += 1
         run.start()
@@ -268,8 +308,58 @@ class Referee:
         while len(self._finished_order) > self.config.keep_games:
             self.games.pop(self._finished_order.popleft(), None)
         if self.records is not None:
-            info, game = run.info(full=False), run.game   # final: a finished game no longer changes
-            self.records.submit(run.id, lambda: wire.messages.record_file(info, game.record()))
+            info = run.info()   # final: a finished game no longer changes
+            self.records.submit(run.id, lambda: wire.messages.record_file(
+                info._replace(record_json="", full_state_json=""), json.loads(info.record_json)))
+
+    # -- results ----------------------------------------------------------
+    def list_games(self, status: str | None, page_size: int, page_token: str) -> tuple[list, str]:
+        """One page of the games in memory, oldest first: (GameResults without records, the next page's token or "").
+
+        A page holds at most ``page_size`` games (0: PAGE_SIZE; at most MAX_PAGE_SIZE) and stays under PAGE_BYTES,
+        so that no list can exceed a send limit. The token is the position of the page's last game in the order
+        games were created (``GameRun.seq``): stable while older finished games leave memory.
+        """
+        after = 0
+        if page_token:
+            if not page_token.isdigit():
+                raise RequestError("INVALID_ARGUMENT", f"page_token {page_token[:80]!r} is not one this referee gave: "
+                                   "pass a previous ListGamesResponse.next_page_token, or nothing for the first page")
+            after = int(page_token)
+        size = min(page_size or PAGE_SIZE, MAX_PAGE_SIZE)
+        page, used, last = [], 0, 0
+        for run in self.games.values():
+            if run.seq <= after or (status is not None and run.status != status):
+                continue
+            if len(page) == size:
+                return page, str(last)
+            res = run.result(full=False)
+            used += res.ByteSize()
+            if page and used > PAGE_BYTES:
+                return page, str(last)
+            page.append(res)
+            last = run.seq
+        return page, ""
+
+    def stored_result(self, game_id: str):
+        """The full GameResult of a finished game no longer in memory, read from its record file; None without one."""
+        if not self.config.record_dir or not _NAME.match(game_id):
+            return None
+        data = read_record_file(self.config.record_dir, game_id)
+        if data is None:
+            return None
+        record = data.pop("record")
+        res = wire.messages.result_from_dict(data)
+        res.record_json = json.dumps(record)
+        res.full_state_json = json.dumps(Game.from_record(record, verify=False).full_state())
+        return res
+
+    def gone(self, game_id: str) -> str:
+        """Why there is no game ``game_id`` to show: NOT_FOUND's message."""
+        where = (f"nor a record file in --record-dir {self.config.record_dir}" if self.config.record_dir else
+                 "and without --record-dir older results are not kept on disk")
+        return (f"no game {game_id!r}: it never existed, or it finished and left memory (the referee keeps the last "
+                f"{self.config.keep_games} finished games, --keep-finished), {where}")
 
     # -- draining ---------------------------------------------------------
     async def drain(self, timeout_s: float) -> tuple[int, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ from referee import wire
 
 from .config import MAX_PING_STRIKES, ServerConfig
 from .connections import Connection
+from .limits import StreamLimits, peer_host, raise_open_file_limit
+from .logs import limit_undecodable
 from .referee import Referee, RequestError
 
 log = logging.getLogger("referee")
@@ -25,12 +28,33 @@ CONTROL_SERVICE = control_pb2.DESCRIPTOR.services_by_name["ControlService"].full
 
 
 class BotServicer:
-    def __init__(self, referee: Referee):
-        self.referee = referee
+    def __init__(self, referee: Referee, limits: StreamLimits):
+        self.referee, self.limits = referee, limits
 
     async def Connect(self, request_iterator, context: grpc.aio.ServicerContext):
+        # Admitted (counted) before its Hello: the limits bound what an unauthenticated client holds open.
+        peer = peer_host(context.peer())
+        refused = self.limits.admit(peer)
+        if refused:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
+        try:
+            await self._connect(context)
+        finally:
+            self.limits.release(peer)
+
+    async def _hello(self, context: grpc.aio.ServicerContext):
+        """The stream's first message, or the stream is ended after the Hello timeout."""
+        timeout_ms = self.referee.config.hello_timeout_ms
+        try:
+            return await asyncio.wait_for(context.read(), timeout_ms / 1000)
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                f"no Hello within {timeout_ms} ms of opening the Connect stream: a bot sends its Hello "
+                                "first (the referee's limit: `pepper referee serve --hello-timeout-ms`)")
+
+    async def _connect(self, context: grpc.aio.ServicerContext):
         ref = self.referee
-        first = await context.read()
+        first = await self._hello(context)
         if first is grpc.aio.EOF:
             return
         if first.WhichOneof("message") != "hello":
@@ -76,13 +100,10 @@ class BotServicer:
         try:
             while True:
                 msg = await context.read()
-                if msg is grpc.aio.EOF:
+                if msg is grpc.aio.EOF or conn.closed:
                     break
-                if msg.WhichOneof("message") != "answers":
-                    conn.notice("malformed_answer", 0, "",
-                                "after Hello only AnswerBatch messages are accepted; the message was ignored")
-                    continue
-                ref.on_answers(conn, msg.answers.answers)
+                ref.on_message(conn, msg)
+                await asyncio.sleep(0)   # one message per connection per turn of the loop: each its share
         except asyncio.CancelledError:
             raise
         except Exception as e:
@@ -93,6 +114,13 @@ class BotServicer:
 
 def _status(code: str) -> grpc.StatusCode:
     return getattr(grpc.StatusCode, code)
+
+
+async def _check_enums(request, context) -> None:
+    """INVALID_ARGUMENT naming the field when a request's enum holds a value its enum does not define."""
+    bad = wire.messages.bad_enum(request)
+    if bad:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, bad)
 
 
 class ControlServicer(control_pb2_grpc.ControlServiceServicer):
@@ -131,8 +159,18 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
     async def _game(self, game_id, context):
         run = self.referee.games.get(game_id)
         if run is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {game_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, self.referee.gone(game_id))
         return run
+
+    async def _result(self, game_id, context):
+        """A game's full result: from memory (waiting for its end with ``wait``), else from its record file."""
+        run = self.referee.games.get(game_id)
+        if run is not None:
+            return run
+        stored = self.referee.stored_result(game_id)
+        if stored is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, self.referee.gone(game_id))
+        return stored
 
     async def WatchGame(self, request, context):
         await self._auth(context)
@@ -154,23 +192,32 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
 
     async def ListGames(self, request, context):
         await self._auth(context)
-        st = wire.messages.game_status_word(request.status)
-        return control_pb2.ListGamesResponse(games=[r.result(full=False) for r in self.referee.games.values()
-                                                    if not request.status or r.status == st])
+        await _check_enums(request, context)
+        st = wire.messages.game_status_word(request.status) if request.status else None
+        try:
+            games, token = self.referee.list_games(st, request.page_size, request.page_token)
+        except RequestError as e:
+            await context.abort(_status(e.code), str(e))
+        return control_pb2.ListGamesResponse(games=games, next_page_token=token)
 
     async def GetGame(self, request, context):
         await self._auth(context)
-        run = await self._game(request.game_id, context)
-        return control_pb2.GetGameResponse(result=run.result())
+        run = await self._result(request.game_id, context)
+        return control_pb2.GetGameResponse(result=run if isinstance(run, control_pb2.GameResult) else run.result())
 
     async def WaitGame(self, request, context):
         await self._auth(context)
-        run = await self._game(request.game_id, context)
+        run = await self._result(request.game_id, context)
+        if isinstance(run, control_pb2.GameResult):   # read from its record file
+            return control_pb2.WaitGameResponse(result=run)
         await run.done.wait()
         return control_pb2.WaitGameResponse(result=run.result())
 
     async def Drain(self, request, context):
         await self._auth(context)
+        if not 0 <= request.timeout_s < math.inf:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"timeout_s: {request.timeout_s} is not a number of seconds >= 0 (0: abort at once)")
         await self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.health.set(BOT_SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
         finished, aborted = await self.referee.drain(max(0.0, request.timeout_s))
@@ -216,19 +263,31 @@ async def start(config: ServerConfig) -> RunningServer:
     if not config.control_token:
         raise ValueError("a control token is required")
     referee = Referee(config)
+    limits = StreamLimits(config.max_bot_connections_per_peer, config.max_bot_connections, raise_open_file_limit(),
+                          config.fd_reserve)
+    limit_undecodable()
     server = grpc.aio.server(options=[
-        ("grpc.max_receive_message_length", config.max_receive_bytes),
+        ("grpc.max_receive_message_length", config.max_receive_bytes),   # sized to the protocol (config.inbound_limit)
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 0),
+        ("grpc.max_concurrent_streams", config.max_streams_per_connection),
+        ("grpc.server_handshake_timeout_ms", config.hello_timeout_ms),
         # The ping policy the SDKs keep to (config.py, MIN_PING_INTERVAL_MS): idle bots stay connected.
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", config.min_ping_interval_ms),
         ("grpc.http2.max_ping_strikes", MAX_PING_STRIKES),
+        # The referee's own pings (config.py, KEEPALIVE_TIME_MS): a connection that does not answer one in time is
+        # closed, also while it carries no data (an idle bot). gRPC core times a ping out by ping_timeout_ms (its
+        # keepalive_timeout_ms alone did not close a stopped bot's connection).
+        ("grpc.keepalive_time_ms", config.keepalive_time_ms),
+        ("grpc.keepalive_timeout_ms", config.keepalive_timeout_ms),
+        ("grpc.http2.ping_timeout_ms", config.keepalive_timeout_ms),
+        ("grpc.http2.max_pings_without_data", 0),
     ])
     hs = health.aio.HealthServicer()
     # The bot service is registered by hand (same service and method names as the generated helper) so
     # that the Connect stream can send pre-serialized Batches: see referee.wire.batch_response.
-    bots = BotServicer(referee)
+    bots = BotServicer(referee, limits)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(BOT_SERVICE, {
         "Connect": grpc.stream_stream_rpc_method_handler(
             bots.Connect, request_deserializer=bot_pb2.ConnectRequest.FromString,

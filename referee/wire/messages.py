@@ -41,6 +41,13 @@ _FAULT_NOTICE = {"illegal": NOTICE_CODE["illegal_action"], "malformed": NOTICE_C
                  "timeout": NOTICE_CODE["timeout"]}
 
 
+#: What a notice may quote of a bot's bytes (a game id, an answer), in characters: game ids are at most 64, and the
+#: longest action text is far shorter. A notice's message as a whole is cut at NOTICE_MESSAGE_LIMIT (it lists the
+#: legal actions, at most a few hundred characters). Without these, echoing a 1 MiB game id queued 2 MiB per answer.
+QUOTE_LIMIT = 64
+NOTICE_MESSAGE_LIMIT = 1024
+
+
 #: The default time controls, defined once: the referee's Policy, the conformance checker's and the arena's
 #: options all read these (here in the protocol layer because the arena may not import referee.service).
 DEFAULT_DEADLINE_MS = 2000          # per decision
@@ -130,16 +137,28 @@ def welcome(connection_id: str, max_batch: int) -> bot_pb2.ConnectResponse:
         protocol_version=PROTOCOL_VERSION, connection_id=connection_id, max_batch=max_batch))
 
 
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` (a bot's bytes, to be echoed) cut to ``limit`` characters, marked when cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}...[{len(text) - limit} more characters]"
+
+
+def _notice(code: int, request_id: int, game_id: str, message: str, fallback_action: str) -> bytes:
+    # Whatever a caller quotes, a notice stays small (docs/security.md, "3.").
+    return item_frame(ITEM_NOTICE, bot_pb2.Notice(
+        code=code, request_id=request_id, game_id=quote(game_id), message=quote(message, NOTICE_MESSAGE_LIMIT),
+        fallback_action=quote(fallback_action)).SerializeToString())
+
+
 def notice_frame(code: str, request_id: int, game_id: str, message: str, fallback_action: str = "") -> bytes:
     """A Batch item frame holding a Notice; ``code``: a NOTICE_CODE word (``"stale_request"``...)."""
-    return item_frame(ITEM_NOTICE, bot_pb2.Notice(code=NOTICE_CODE[code], request_id=request_id, game_id=game_id,
-                                                  message=message, fallback_action=fallback_action).SerializeToString())
+    return _notice(NOTICE_CODE[code], request_id, game_id, message, fallback_action)
 
 
 def fault_notice_frame(kind: str, request_id: int, game_id: str, message: str, fallback_action: str) -> bytes:
     """The Notice telling a bot of its own fault of ``kind`` (illegal, malformed or timeout)."""
-    return item_frame(ITEM_NOTICE, bot_pb2.Notice(code=_FAULT_NOTICE[kind], request_id=request_id, game_id=game_id,
-                                                  message=message, fallback_action=fallback_action).SerializeToString())
+    return _notice(_FAULT_NOTICE[kind], request_id, game_id, message, fallback_action)
 
 
 def game_start_frames(game_id: str, game: Game, rs: Ruleset, bot_names: list[str], deadline_ms: list[int],
@@ -225,6 +244,31 @@ def record_file(r: GameInfo, record: dict) -> str:
         seat["fallback_details"] = list(info.fallback_details)
     res["record"] = record
     return json.dumps(res)
+
+
+def result_from_dict(res: dict) -> control_pb2.GameResult:
+    """A record file's result (record_file without its "record") as a GameResult."""
+    return json_format.ParseDict(res, control_pb2.GameResult(), ignore_unknown_fields=True)
+
+
+def bad_enum(message, prefix: str = "") -> str | None:
+    """What is wrong with the first enum field of a request (nested messages included) that holds a value its enum
+    does not define (proto3 keeps such values as plain numbers), naming the field: ``"policy.on_illegal: 99 is not
+    a FailurePolicy value (allowed: ...)"``; None when every one is defined."""
+    for fd, value in message.ListFields():
+        path = prefix + fd.name
+        repeated = fd.is_repeated
+        items = list(value) if repeated else [value]
+        for i, v in enumerate(items):
+            where = f"{path}[{i}]" if repeated else path
+            if fd.enum_type is not None and v not in fd.enum_type.values_by_number:
+                allowed = ", ".join(e.name for e in fd.enum_type.values)
+                return f"{where}: {v} is not a {fd.enum_type.name} value (allowed: {allowed})"
+            if fd.message_type is not None:
+                err = bad_enum(v, where + ".")
+                if err:
+                    return err
+    return None
 
 
 def game_request(req: control_pb2.CreateGameRequest) -> GameRequest:

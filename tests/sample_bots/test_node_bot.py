@@ -112,7 +112,7 @@ class Referee:
         end = time.monotonic() + timeout
         while True:
             running = {g.game_id for g in self.control.ListGames(
-                control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING), metadata=self.md).games}
+                control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING, page_size=1000), metadata=self.md).games}
             if not ids & running:
                 break
             assert time.monotonic() < end, f"{len(ids & running)} of {len(ids)} games still running after {timeout} s"

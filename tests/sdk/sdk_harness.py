@@ -110,7 +110,7 @@ class Referee:
         end = time.time() + timeout
         while time.time() < end:
             running = {g.game_id for g in self.control.ListGames(
-                control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING), metadata=self.md).games}
+                control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING, page_size=1000), metadata=self.md).games}
             if not ids & running:
                 return {g: self.control.GetGame(control_pb2.GetGameRequest(game_id=g), metadata=self.md).result for g in ids}
             time.sleep(0.05)

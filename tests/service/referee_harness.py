@@ -123,14 +123,23 @@ class Server:
         ids = set(game_ids)
         end = time.time() + timeout
         while time.time() < end:
-            running = {g.game_id for g in self.control.ListGames(
-                control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING), metadata=self.md).games}
+            running = {g.game_id for g in self.list_games(game_pb2.GAME_STATUS_RUNNING)}
             if not ids & running:
                 break
             time.sleep(0.05)
         else:
             raise TimeoutError(f"{len(ids & running)} games still running")
         return {g: self.get(g) for g in ids}
+
+    def list_games(self, status: int = 0) -> list[control_pb2.GameResult]:
+        """Every game ListGames shows (with ``status``), page after page."""
+        games, token = [], ""
+        while True:
+            page = self.control.ListGames(control_pb2.ListGamesRequest(status=status, page_token=token), metadata=self.md)
+            games += page.games
+            token = page.next_page_token
+            if not token:
+                return games
 
     def get(self, game_id: str) -> control_pb2.GameResult:
         return self.control.GetGame(control_pb2.GetGameRequest(game_id=game_id), metadata=self.md).result

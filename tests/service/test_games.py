@@ -133,7 +133,7 @@ def test_a_thousand_concurrent_games_over_four_connections(tmp_path):
             os.kill(p.pid, signal.SIGSTOP)
         t0 = time.time()
         ids = s.create_many(reqs)
-        running = s.control.ListGames(control_pb2.ListGamesRequest(status=game_pb2.GAME_STATUS_RUNNING), metadata=s.md).games
+        running = s.list_games(game_pb2.GAME_STATUS_RUNNING)
         assert len(running) == 1000 and {g.game_id for g in running} == set(ids)
         bots = {b.name: b for b in s.control.ListBots(control_pb2.ListBotsRequest(), metadata=s.md).bots}
         assert bots["x"].connections == 2 and bots["y"].connections == 2

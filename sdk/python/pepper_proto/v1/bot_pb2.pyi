@@ -26,6 +26,7 @@ class NoticeCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTICE_CODE_WRONG_GAME: _ClassVar[NoticeCode]
     NOTICE_CODE_CANCELLED: _ClassVar[NoticeCode]
     NOTICE_CODE_DRAINING: _ClassVar[NoticeCode]
+    NOTICE_CODE_RATE_LIMITED: _ClassVar[NoticeCode]
 STRATEGY_FALLBACK_UNSPECIFIED: StrategyFallback
 STRATEGY_FALLBACK_RAISED: StrategyFallback
 STRATEGY_FALLBACK_ILLEGAL: StrategyFallback
@@ -39,6 +40,7 @@ NOTICE_CODE_TIMEOUT: NoticeCode
 NOTICE_CODE_WRONG_GAME: NoticeCode
 NOTICE_CODE_CANCELLED: NoticeCode
 NOTICE_CODE_DRAINING: NoticeCode
+NOTICE_CODE_RATE_LIMITED: NoticeCode
 
 class ConnectRequest(_message.Message):
     __slots__ = ("hello", "answers")

@@ -128,16 +128,22 @@ class WatchGameResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[_game_pb2.GameEvent, _Mapping]] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
-    __slots__ = ("status",)
+    __slots__ = ("status", "page_size", "page_token")
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     status: _game_pb2.GameStatus
-    def __init__(self, status: _Optional[_Union[_game_pb2.GameStatus, str]] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
-    __slots__ = ("games",)
+    __slots__ = ("games", "next_page_token")
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedCompositeFieldContainer[GameResult]
-    def __init__(self, games: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[GameResult, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class GetGameRequest(_message.Message):
     __slots__ = ("game_id",)

@@ -112,7 +112,7 @@ class ControlServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Lists games (results without their records).
+        """Lists games (results without their records), a page at a time (since 1.5).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,120 @@
+"""Referee memory: bytes per game in flight and per finished game kept, with the heuristic bots.
+
+    python bench/memory.py [--games 400] [--bots 4] [--keep 5000] [--top 0]
+
+The referee runs in this process (so that tracemalloc sees every allocation it makes); ``--bots`` processes
+of the heuristic sample bot (``python -m sample_bots heuristic``, one seat per connection) play ``--games``
+iowa games at once. Figures (tracemalloc's traced bytes, over what the referee held with its bots connected
+and no game):
+
+- in flight: the most the referee held per running game while all ``--games`` were running;
+- finished, kept: what it holds per finished game once every game is over (``--keep`` of them kept);
+- baseline: the rules engine alone (a bare ``referee.rules.Game`` played to its end with the same seeds), per
+  game, measured in the same run: the ratios say what the referee holds beyond the engine's own state, and
+  do not depend on the machine.
+
+``--top N`` lists the N source lines that hold the most of the in-flight memory (where to look to reduce it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TOKEN = "bench-memory-token"
+
+
+def engine_baseline(games: int) -> float:
+    """Traced bytes per bare engine Game played to its end (first legal action each decision)."""
+    from referee.rules import Game, get_ruleset
+
+    rs = get_ruleset("iowa")
+    gc.collect()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = []
+    for seed in range(games):
+        g = Game(rs, 4, seed=seed)
+        while not g.is_over:
+            g.apply(g.legal_action_ids()[0])
+        kept.append(g)
+    gc.collect()
+    per = (tracemalloc.get_traced_memory()[0] - before) / games
+    del kept
+    return per
+
+
+async def referee_run(games: int, bots: int, keep: int, top: int) -> dict:
+    from pepper_proto.v1 import control_pb2
+
+    from referee.service.config import ServerConfig
+    from referee.service.server import start
+
+    srv = await start(ServerConfig(control_token=TOKEN, bot_tokens={"h": "heuristic-token"}, keep_games=keep))
+    ref = srv.referee
+    env = os.environ | {"PEPPER_REFEREE": srv.address, "PEPPER_TOKEN": "heuristic-token", "PEPPER_BOT_NAME": "h"}
+    procs = [subprocess.Popen([sys.executable, "-m", "sample_bots", "heuristic", "--seed", str(i)], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(bots)]
+    try:
+        while sum(not c.closed for c in ref.conns.get("h", ())) < bots:
+            await asyncio.sleep(0.05)
+        gc.collect()
+        base = tracemalloc.get_traced_memory()[0]
+        snap0 = tracemalloc.take_snapshot() if top else None
+        for i in range(games):
+            ref.create_game(control_pb2.CreateGameRequest(ruleset="iowa", players=4, seats=["h"] * 4, seed=i))
+        t0 = time.perf_counter()
+        peak, snap, snapped = 0, None, 0.0
+        while ref.running == games:     # all in flight: the highest per-game figure before the first ends
+            used = tracemalloc.get_traced_memory()[0] - base
+            if used > peak:
+                peak = used
+                if top and time.perf_counter() - snapped > 5.0:   # a snapshot is slow: one every 5 s at most
+                    snap, snapped = tracemalloc.take_snapshot(), time.perf_counter()
+            await asyncio.sleep(0.2)
+        while ref.running:
+            await asyncio.sleep(0.2)
+        elapsed = time.perf_counter() - t0
+        await asyncio.sleep(0.5)        # the last GameEnd batches go out
+        gc.collect()
+        kept = sum(1 for r in ref.games.values() if r.over)
+        finished = (tracemalloc.get_traced_memory()[0] - base) / max(kept, 1)
+        if top and snap is not None:
+            print(f"top {top} lines holding the in-flight memory:")
+            for st in snap.compare_to(snap0, "lineno")[:top]:
+                print(f"  {st.size_diff / games:9.0f} B/game  {st.traceback}")
+        return {"in_flight": peak / games, "finished": finished, "kept": kept, "elapsed": elapsed}
+    finally:
+        await srv.shutdown(1.0)
+        for p in procs:
+            p.wait(timeout=30)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=400, help="games played at once")
+    ap.add_argument("--bots", type=int, default=4, help="heuristic bot processes (at least 4: one seat per connection)")
+    ap.add_argument("--keep", type=int, default=5000, help="finished games the referee keeps in memory (--keep-finished)")
+    ap.add_argument("--top", type=int, default=0, help="list the N source lines holding the most in-flight memory")
+    a = ap.parse_args()
+    tracemalloc.start(1)
+    base = engine_baseline(min(a.games, 200))
+    r = asyncio.run(referee_run(a.games, a.bots, a.keep, a.top))
+    print(f"{a.games} iowa games in flight, heuristic bots ({a.bots} processes), {r['elapsed']:.1f} s")
+    print(f"  per game in flight:     {r['in_flight'] / 1024:7.1f} KiB   ({r['in_flight'] / base:.2f}x the bare engine)")
+    print(f"  per finished game kept: {r['finished'] / 1024:7.1f} KiB   ({r['finished'] / base:.2f}x the bare engine; "
+          f"{r['kept']} kept)")
+    print(f"  baseline, bare engine Game played to its end: {base / 1024:.1f} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""An attacking bot (the generated protocol code only): its first answers are huge malformed texts.
+
+    python big_answer_bot.py ADDRESS NAME TOKEN BIG SIZE
+
+The first BIG answers are an action text of SIZE characters ("x" * SIZE), one answer per message; every other
+answer is the first legal action. Reads nothing else and never reconnects.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+
+import grpc
+from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
+
+
+def main() -> int:
+    address, name, token, big, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+    out: queue.SimpleQueue = queue.SimpleQueue()
+
+    def requests():
+        yield bot_pb2.ConnectRequest(hello=bot_pb2.Hello(bot_name=name, protocol_version="1.0", token=token))
+        while (m := out.get()) is not None:
+            yield m
+
+    sent = 0
+    channel = grpc.insecure_channel(address, options=[("grpc.max_send_message_length", 64 << 20)])
+    try:
+        for resp in bot_pb2_grpc.BotServiceStub(channel).Connect(requests()):
+            if resp.WhichOneof("message") != "batch":
+                continue
+            for it in resp.batch.items:
+                if it.WhichOneof("item") != "request":
+                    continue
+                r = it.request
+                text = "x" * size if sent < big else r.legal_actions[0]
+                sent += 1
+                out.put(bot_pb2.ConnectRequest(answers=bot_pb2.AnswerBatch(answers=[
+                    bot_pb2.Answer(request_id=r.request_id, action=text)])))
+    except grpc.RpcError as e:
+        print(f"big_answer_bot: stream ended: {e.code().name}: {e.details()}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        out.put(None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
