@@ -1,5 +1,9 @@
 """The arena's processes, on :mod:`supervisor`: a referee on a free loopback port, and each command bot's
-processes (restarted when they die) with PEPPER_REFEREE, PEPPER_TOKEN and PEPPER_BOT_NAME set."""
+processes (restarted when they die) with PEPPER_REFEREE, PEPPER_TOKEN and PEPPER_BOT_NAME set.
+
+The control token reaches the referee through its stdin (a pipe it reads at start), never its environment or
+argv, which any process of the same user can read in /proc. A bot's environment is an allowlist
+(:func:`supervisor.inherited_env`) plus what is meant for it: nothing else of the arena's environment."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from supervisor import Handle, ProcessSpec, Runtime, StartError, Supervisor
+from supervisor import Handle, ProcessSpec, Runtime, StartError, Supervisor, inherited_env
 
 from .errors import ArenaError
 from .registry import expand
@@ -47,8 +51,9 @@ class RefereeProcess:
     def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0", runtime: Runtime | None = None):
         self.token = control_token
         log = log_dir / "referee.log"
-        spec = ProcessSpec("the referee", (sys.executable, "-m", "referee.service", "serve", "--address", address), log,
-                           env=os.environ | {"PEPPER_CONTROL_TOKEN": control_token}, stdout_pipe=True)
+        argv = (sys.executable, "-m", "referee.service", "serve", "--address", address, "--control-token-file", "-")
+        env = {k: v for k, v in os.environ.items() if k != "PEPPER_CONTROL_TOKEN"}
+        spec = ProcessSpec("the referee", argv, log, env=env, stdout_pipe=True, stdin=f"{control_token}\n".encode())
         try:
             self.sup = Supervisor(spec, 1, runtime)
         except StartError as e:
@@ -92,7 +97,7 @@ class BotProcesses:
         self.connected_once = False            # set by the arena once the referee lists a connection of the bot
         self.crashes: list[Crash] = []         # its processes' deaths in this run, oldest first
         self.stopped = False                   # stopped by the arena: its processes' deaths are not crashes
-        env = os.environ | extra_env | bot.env | {
+        env = inherited_env() | extra_env | bot.env | {
             "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
         # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
         slots = max(1, bot.processes, at_least)

@@ -5,7 +5,8 @@
 1. opens the store and finds or creates the run (its plan is stored first, so
    a killed arena resumes where it stopped: see :mod:`arena.store`);
 2. starts a referee subprocess on 127.0.0.1 (or uses ``--referee ADDRESS``);
-3. registers every bot of the line-ups with the referee and launches the
+3. registers every bot of the line-ups with the referee (by its token's
+   SHA-256; a command bot gets a fresh token for each run) and launches the
    command bots (each as ``processes`` processes serving many seats, see
    :mod:`arena.processes`); remote bots connect by themselves;
 4. keeps ``concurrency`` games in flight (by default from the bots' processes
@@ -43,7 +44,7 @@ from .config import RunConfig
 from .errors import ArenaError, UsageError
 from .processes import BotProcesses, BotStartError, Crash, RefereeProcess
 from .ratings import DEFAULT_SIGMA, Rater
-from .store import Bot, BotKind, Store
+from .store import Bot, BotKind, Store, new_token, token_sha256
 
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says: enough to keep
 # the referee busy while the next round is chosen on newer ratings. The next round is planned once half a
@@ -210,10 +211,18 @@ class Arena:
             need = self._connections_needed(names)
             self._entrants = names
             for b in bots:
-                await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
-                if b.kind is BotKind.COMMAND:
+                # The referee gets a token's digest, never the token: a remote bot's as stored, and for a command
+                # bot a fresh token of this run's, which only its processes are given.
+                token = new_token() if b.kind is BotKind.COMMAND else None
+                digest = token_sha256(token) if token else b.token_sha256
+                answer = await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token_sha256=bytes.fromhex(digest)),
+                                                metadata=md)
+                if answer.token:  # it ignored token_sha256 and made a token of its own
+                    raise ArenaError(f"the referee at {address} does not take bot tokens by digest "
+                                     "(RegisterBotRequest.token_sha256, protocol 1.5): run a newer referee")
+                if token:
                     try:
-                        procs.append(BotProcesses(b, address, b.token, log_dir, self.cfg.bot_env, need[b.name]))
+                        procs.append(BotProcesses(b, address, token, log_dir, self.cfg.bot_env, need[b.name]))
                     except BotStartError as e:
                         self._withdraw(b.name, e.why, log_dir / f"bot-{b.name}.log")
             self._procs = {p.bot.name: p for p in procs}

@@ -50,7 +50,7 @@ import grpc  # noqa: E402
 from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2  # noqa: E402
 
 from arena.processes import BotProcesses, RefereeProcess  # noqa: E402
-from arena.store import Store  # noqa: E402
+from arena.store import Store, new_token  # noqa: E402
 from arena.tournament import Arena, RunConfig  # noqa: E402
 
 BOTS = ("bot-a", "bot-b")
@@ -99,8 +99,9 @@ async def _capacity(n: int, processes: int, bot: str = "heuristic") -> dict:
             stub = control_pb2_grpc.ControlServiceStub(ch)
             md = (("authorization", "Bearer bench-capacity-token"),)
             for b in st.bots():
-                await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=b.token), metadata=md)
-                procs.append(BotProcesses(b, ref.address, b.token, Path(d) / "logs", {}))
+                token = new_token()  # as the arena does: a fresh token per run (the store keeps only digests)
+                await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token=token), metadata=md)
+                procs.append(BotProcesses(b, ref.address, token, Path(d) / "logs", {}))
             while True:
                 info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
                 if all(b.connections > 0 for b in info.bots) and len(info.bots) == len(BOTS):

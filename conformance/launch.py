@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from supervisor import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime
+from supervisor import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime, inherited_env
 
 _MISSING_MODULE_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'")
 _SDK_HINT = "does the script start the SDK (`main(MyBot())` under `if __name__ == '__main__':`)?"
@@ -44,7 +44,7 @@ class BotProcess:
         """Start the command on the event loop's thread, so that the bot dies with it (supervisor.StartError: it
         cannot be started)."""
         spec = ProcessSpec("the bot", tuple(self.command), self.log,
-                           env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
+                           env={**inherited_env(), **env, "PYTHONUNBUFFERED": "1"})  # as the arena launches it
         if self.echo:
             self._follower = LogFollower(self.log)
         self.handle = self.runtime.start(spec)

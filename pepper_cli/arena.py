@@ -39,7 +39,12 @@ def arena_run(
     adaptive: Annotated[bool, typer.Option("--adaptive", help="Pick line-ups by TrueSkill match quality and uncertainty.")] = False,
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
     referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
-    control_token: Annotated[str | None, typer.Option(envvar="PEPPER_CONTROL_TOKEN", help="With --referee.")] = None,
+    control_token: Annotated[str | None, typer.Option(
+        envvar="PEPPER_CONTROL_TOKEN", help="With --referee: its control token (hidden from this process's /proc at "
+        "start, never given to the bots; --control-token-file is safer).")] = None,
+    control_token_file: Annotated[str | None, typer.Option(
+        metavar="PATH", help="With --referee: read its control token from the first line of PATH (mode 0600), or "
+        "of stdin with '-'.")] = None,
     listen: Annotated[str, typer.Option(help="HOST:PORT where the arena's own referee listens (remote bots connect "
                                               "here; 0.0.0.0:PORT for bots on other machines).")] = "127.0.0.1:0",
     deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision, ms, from when the bot could start on it.")] = RunConfig.deadline_ms,
@@ -59,11 +64,21 @@ def arena_run(
     from arena.store import StoreError
     from arena.tournament import Arena, ArenaError, UsageError, run
     from referee.rules import RulesetError
+    from referee.service import secret
 
     if lineup not in ("mirrored", "mixed"):
         _fail(f"--lineup {lineup!r}: expected mirrored or mixed")
+    if control_token and control_token_file:
+        _fail("give the control token once: --control-token (PEPPER_CONTROL_TOKEN) or --control-token-file")
+    if control_token_file:
+        try:
+            control_token = secret.read_token(control_token_file)
+        except secret.SecretError as e:
+            _fail(str(e))
+    if control_token:  # out of /proc/PID/environ and cmdline, which the bots (same user) could read
+        secret.hide_from_proc(control_token, "PEPPER_CONTROL_TOKEN")
     if referee and not control_token:
-        _fail("--referee needs --control-token (or PEPPER_CONTROL_TOKEN)")
+        _fail("--referee needs --control-token-file PATH, --control-token or PEPPER_CONTROL_TOKEN")
     cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
                     adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
                     concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,

@@ -2,7 +2,8 @@
 
     pepper bot register NAME --command "{python} mybot.py" | --remote
     pepper bot update NAME [--command ...] [--files ...]   a new version when anything changed
-    pepper bot list | versions NAME | token NAME | remove NAME
+    pepper bot list | versions NAME | remove NAME
+    pepper bot token NAME --new                 a remote bot's new token (the only time it is shown)
     pepper bot run mybot.py:MyBot --referee 127.0.0.1:50051 --token T --name mybot
     pepper bot run mypkg.mybot:MyBot ...        a module path (from the current directory or installed)
     pepper bot run heuristic ...                a sample bot: random, heuristic or montecarlo
@@ -104,7 +105,7 @@ def bot_register(
     again: a new version starts unrated."""
     import re
 
-    from arena.store import StoreError
+    from arena.store import StoreError, new_token
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
         _fail(f"bad bot name {name!r}: use letters, digits, '_', '.', '-' (at most 64, starting with a letter or digit)")
@@ -116,16 +117,18 @@ def bot_register(
     where = str(cwd.resolve()) if cwd else str(Path.cwd())
     names, digest = _files(command, where, files)
     st = _store(db)
+    token = new_token()  # a command bot's is never used: the arena makes one per run
     try:
         b = st.add_bot(name, "remote" if remote else "command", command=command, cwd=where, env=envd,
                        processes=processes, files=names, digest=digest, deadline_ms=deadline_ms,
-                       time_bank_ms=time_bank_ms)
+                       time_bank_ms=time_bank_ms, token=token)
     except StoreError as e:
         _fail(str(e))
     if remote:
-        typer.echo(f"registered remote bot {b.name} ({_version_line(b)}); its token (keep it secret):\n{b.token}")
+        typer.echo(f"registered remote bot {b.name} ({_version_line(b)}); its token (keep it secret):\n{token}")
         typer.echo("run it with PEPPER_REFEREE=HOST:PORT PEPPER_TOKEN=<token> PEPPER_BOT_NAME="
-                   f"{b.name} once `pepper arena run` is up (`pepper bot token {b.name}` prints the token again)")
+                   f"{b.name} once `pepper arena run` is up. The token is shown only now (the database keeps its "
+                   f"SHA-256); `pepper bot token {b.name} --new` makes a new one")
     else:
         typer.echo(f"registered {b.name} ({_version_line(b)}): {b.command} (in {b.cwd})")
 
@@ -242,13 +245,30 @@ def bot_list(db: DbOption = Path("arena.db"), json_out: Annotated[bool, typer.Op
 
 
 @app.command("token")
-def bot_token(name: Annotated[str, typer.Argument(help="A registered bot.")], db: DbOption = Path("arena.db")) -> None:
-    """Print a bot's token (what a remote bot presents as PEPPER_TOKEN); keep it secret."""
-    st = _store(db, read_only=True)
+def bot_token(
+    name: Annotated[str, typer.Argument(help="A registered remote bot.")],
+    new: Annotated[bool, typer.Option("--new", help="Make and print a new token; the old one stops working at the "
+                                                    "next `pepper arena run`.")] = False,
+    db: DbOption = Path("arena.db"),
+) -> None:
+    """Give a remote bot a new token (what it presents as PEPPER_TOKEN) and print it; keep it secret.
+
+    A token is shown only when it is made (here, or by `pepper bot register --remote`): the database keeps its
+    SHA-256, not the token. A command bot needs none: the arena makes one for each run."""
+    from arena.store import BotKind, new_token
+
+    st = _store(db, read_only=not new)
     b = st.bot(name)
     if b is None:
         _fail(f"no bot named {name!r} in {db} (see `pepper bot list`)")
-    typer.echo(b.token)
+    if b.kind is BotKind.COMMAND:
+        _fail(f"{name!r} is a command bot: the arena gives it a fresh token for each run, so it has none to show")
+    if not new:
+        _fail(f"the token of {name!r} cannot be shown again: {db} keeps only its SHA-256. `pepper bot token {name} "
+              "--new` makes a new one (the old one then stops working)")
+    token = new_token()
+    st.set_token(name, token)
+    typer.echo(token)
 
 
 @app.command("remove")

@@ -6,7 +6,8 @@ implementing :class:`Runtime` and :class:`Handle`. Used by the arena (the refere
 conformance checker (the bot under test).
 """
 
+from .environment import inherited_env
 from .restart import Supervisor
 from .runtime import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime, StartError
 
-__all__ = ["Handle", "LocalRuntime", "LogFollower", "ProcessSpec", "Runtime", "StartError", "Supervisor"]
+__all__ = ["Handle", "LocalRuntime", "LogFollower", "ProcessSpec", "Runtime", "StartError", "Supervisor", "inherited_env"]

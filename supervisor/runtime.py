@@ -37,6 +37,9 @@ class ProcessSpec:
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)   # the whole environment (not added to the parent's)
     stdout_pipe: bool = False          # stdout to the parent (Handle.readline) instead of the log
+    # Written to its stdin, which is then closed: how a secret reaches it without its environment or argv,
+    # both readable in /proc by any process of the same user (never shown: repr=False).
+    stdin: bytes = field(default=b"", repr=False)
 
     @classmethod
     def command(cls, name: str, command: str, log: Path, **kw) -> ProcessSpec:
@@ -185,10 +188,17 @@ class LocalRuntime:
         spec.log.parent.mkdir(parents=True, exist_ok=True)
         log = open(spec.log, "ab")  # noqa: SIM115 - the handle closes it once the process is gone
         try:
-            proc = subprocess.Popen(spec.argv, cwd=spec.cwd or None, env=spec.env, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(spec.argv, cwd=spec.cwd or None, env=spec.env,
+                                    stdin=subprocess.PIPE if spec.stdin else subprocess.DEVNULL,
                                     stdout=subprocess.PIPE if spec.stdout_pipe else log, stderr=log,
                                     start_new_session=True, preexec_fn=die_with_parent)
         except (OSError, ValueError) as e:
             log.close()
             raise StartError(spec.name, shlex.join(spec.argv), str(e), e) from None
+        if proc.stdin is not None:
+            try:  # a few bytes: the pipe's buffer takes them whether or not the process reads them yet
+                proc.stdin.write(spec.stdin)
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass  # it died at once: seen by poll() like any other death
         return LocalHandle(spec, proc, log)

@@ -16,8 +16,11 @@ from .rows import (
     Seat,
     SeatStatus,
     StoredGame,
+    new_token,
+    token_sha256,
 )
 from .store import Plan, Store, StoreError
 
 __all__ = ["SCHEMA_VERSION", "Bot", "BotKind", "BotTotals", "BotVersion", "Build", "Faults", "GameIds", "GameStatus", "NewGame", "Plan",
-           "PlannedGame", "Seat", "SeatStatus", "Store", "StoreError", "StoredGame"]
+           "PlannedGame", "Seat", "SeatStatus", "Store", "StoreError", "StoredGame",
+           "new_token", "token_sha256"]

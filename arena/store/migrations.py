@@ -22,6 +22,10 @@ of the previous version.
   the digest of the built-in ruleset of that name, or of the ruleset file's
   keys its latest run stored (``runs.config_json``). ``crashes`` records each
   crash of a bot process (one row per crash, with the games replayed).
+- 4: bot tokens kept as their SHA-256 (``bots.token_sha256``, hex), the
+  token itself nowhere: a remote bot's token is shown once, when it is made;
+  a command bot gets a fresh one per run. The tokens are 24 random bytes, so
+  a plain SHA-256 is enough (nothing to guess, no need for a slow hash).
 
 All pending migrations run in one transaction with the new user_version: a
 failure leaves the file as it was.
@@ -29,6 +33,7 @@ failure leaves the file as it was.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
@@ -268,9 +273,26 @@ def _ruleset_params_by_name(db: sqlite3.Connection) -> dict[str, dict]:
     return out
 
 
+def _to_4(db: sqlite3.Connection) -> None:
+    # The dropped table's pages are zeroed rather than left free with the tokens in them.
+    db.execute("PRAGMA secure_delete = ON")
+    db.create_function("sha256_hex", 1, lambda token: hashlib.sha256(token.encode()).hexdigest(), deterministic=True)
+    _run(db, [
+        """CREATE TABLE bots_4 (
+            name TEXT PRIMARY KEY,
+            token_sha256 TEXT NOT NULL,        -- hex SHA-256 of its token: the token is shown once, never kept
+            sample INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL)""",
+        "INSERT INTO bots_4 SELECT name, sha256_hex(token), sample, created_at FROM bots",
+        "DROP TABLE bots",
+        "ALTER TABLE bots_4 RENAME TO bots",
+    ])
+
+
 MIGRATIONS = [
     Migration(1, "the first schema", lambda db: _run(db, SCHEMA_1)),
     Migration(2, "per-seat rows, records apart, keyed rating history", _to_2),
     Migration(3, "bot versions, pools by ruleset content, crashes", _to_3),
+    Migration(4, "bot tokens kept as their SHA-256", _to_4),
 ]
 LATEST = MIGRATIONS[-1].version

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import NamedTuple
 
 from referee.rules.status import GameStatus, SeatStatus
+
+
+def new_token() -> str:
+    """A fresh bot token: 24 random bytes (32 characters)."""
+    return secrets.token_urlsafe(24)
+
+
+def token_sha256(token: str) -> str:
+    """What the store keeps of a bot token, and the referee compares (RegisterBotRequest.token_sha256, as hex): a
+    plain SHA-256 is enough because the tokens are random (new_token), so there is nothing to guess them from."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class BotKind(StrEnum):
@@ -45,7 +58,7 @@ class Bot:
     cwd: str | None
     env: dict[str, str]
     processes: int
-    token: str
+    token_sha256: str          # hex SHA-256 of its token (token_sha256()); the token itself is kept nowhere
     sample: bool
     version: int = 1
     digest: str | None = None

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -46,6 +45,8 @@ from .rows import (
     Seat,
     SeatStatus,
     StoredGame,
+    new_token,
+    token_sha256,
 )
 
 Plan = list[tuple[int, str, int, int, list[str]]]  # (match, ruleset name, players, seed, seats): arena.schedule.plan
@@ -240,16 +241,17 @@ class Store:
     def add_bot(self, name: str, kind: BotKind | str, *, command: str | None = None, cwd: str | None = None,
                 env: dict | None = None, processes: int = 1, sample: bool = False, replace: bool = False,
                 files: Iterable[str] | None = None, digest: str | None = None, deadline_ms: int | None = None,
-                time_bank_ms: int | None = None) -> Bot:
+                time_bank_ms: int | None = None, token: str | None = None) -> Bot:
         """Register ``name`` (StoreError if it is registered, unless ``replace``) as its latest version when that
-        is this build, else as a new version."""
+        is this build, else as a new version. Only ``token``'s digest is kept (by default a fresh token's, which
+        nobody knows: a command bot gets its token per run)."""
         build = Build(BotKind(kind), command, cwd, dict(env or {}), processes, None if files is None else tuple(files),
                       digest, deadline_ms, time_bank_ms)
         try:
             with self.tx():
                 verb = "INSERT OR REPLACE" if replace else "INSERT"
-                self.db.execute(f"{verb} INTO bots (name, token, sample, created_at) VALUES (?, ?, ?, ?)",
-                                (name, secrets.token_urlsafe(24), int(sample), time.time()))
+                self.db.execute(f"{verb} INTO bots (name, token_sha256, sample, created_at) VALUES (?, ?, ?, ?)",
+                                (name, token_sha256(token or new_token()), int(sample), time.time()))
                 self._version_of(name, build)
         except sqlite3.IntegrityError:
             raise StoreError(f"a bot named {name!r} is already registered; change it with `pepper bot update {name} "
@@ -297,12 +299,18 @@ class Store:
                               "LIMIT 1", (name,)).fetchone()
         return None if row is None else (row[0], self._build(row[1:]))
 
+    def set_token(self, name: str, token: str) -> bool:
+        """Make ``token`` the registered bot ``name``'s token (its digest); False when there is no such bot."""
+        with self.tx():
+            return self.db.execute("UPDATE bots SET token_sha256 = ? WHERE name = ?",
+                                   (token_sha256(token), name)).rowcount > 0
+
     def remove_bot(self, name: str) -> bool:
         """Unregister ``name``; its versions, games and ratings stay."""
         with self.tx():
             return self.db.execute("DELETE FROM bots WHERE name = ?", (name,)).rowcount > 0
 
-    _BOT = (f"SELECT b.name, b.token, b.sample, v.version, v.{_BUILD.replace(', ', ', v.')} FROM bots b "
+    _BOT = (f"SELECT b.name, b.token_sha256, b.sample, v.version, v.{_BUILD.replace(', ', ', v.')} FROM bots b "
             "JOIN bot_versions v ON v.bot = b.name "
             "AND v.version = (SELECT MAX(version) FROM bot_versions WHERE bot = b.name)")
 

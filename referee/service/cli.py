@@ -20,6 +20,7 @@ from typing import Annotated
 
 import typer
 
+from . import secret
 from .config import Policy, ServerConfig
 from .enforcement import Verdict
 
@@ -39,7 +40,12 @@ def _root() -> None:
 def serve(
     address: str = typer.Option("127.0.0.1:50051", help="HOST:PORT to listen on; port 0 picks a free port"),
     control_token: str = typer.Option("", envvar="PEPPER_CONTROL_TOKEN",
-                                      help="token the control API requires (default: a random one, printed on stderr)"),
+                                      help="token the control API requires (default: a random one, printed on stderr); "
+                                      "any process of your user can read it in /proc until the referee hides it: "
+                                      "prefer --control-token-file"),
+    control_token_file: str = typer.Option(
+        "", metavar="PATH", help="read the control token from the first line of PATH (mode 0600), or of stdin with "
+        "'-' (what `pepper arena run` does: a pipe no other process can read)"),
     bot: Annotated[list[str] | None, typer.Option("--bot", help="register a bot: NAME=TOKEN (repeatable)")] = None,
     bots_file: Annotated[Path | None, typer.Option(help="file of NAME=TOKEN lines to register")] = None,
     deadline_ms: int = typer.Option(Policy.deadline_ms, help="time per decision, ms"),
@@ -95,6 +101,14 @@ def serve(
 ) -> None:
     """Serve the bot and control APIs until SIGTERM/SIGINT."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if control_token and control_token_file:
+        raise typer.BadParameter("give the control token once: --control-token (PEPPER_CONTROL_TOKEN) or "
+                                 "--control-token-file", param_hint="--control-token-file")
+    if control_token_file:
+        try:
+            control_token = secret.read_token(control_token_file)
+        except secret.SecretError as e:
+            raise typer.BadParameter(str(e), param_hint="--control-token-file") from None
     tokens: dict[str, str] = {}
     lines = list(bot or ())
     if bots_file is not None:
@@ -104,6 +118,8 @@ def serve(
         if not sep or not name or not tok:
             raise typer.BadParameter(f"expected NAME=TOKEN, got {spec!r}", param_hint="--bot")
         tokens[name.strip()] = tok.strip()
+    for tok in (control_token, *tokens.values()):  # given on the command line or in the environment: out of /proc
+        secret.hide_from_proc(tok, "PEPPER_CONTROL_TOKEN")
     generated = not control_token
     token = control_token or secrets.token_urlsafe(24)
     try:

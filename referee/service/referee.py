@@ -16,6 +16,7 @@ from referee.rules import BUILTIN_RULESETS, Game, RulesError, Ruleset, get_rules
 from referee.rules.status import GameStatus
 from referee.wire.messages import GameRequest
 
+from . import secret
 from .config import ServerConfig
 from .connections import IDLE_BURST, IDLE_PENALTY_S, IDLE_RATE, Connection, IdleBudget, Pending
 from .enforcement import TimeBank
@@ -43,7 +44,8 @@ class Referee:
 
     def __init__(self, config: ServerConfig):
         self.config = config
-        self.tokens: dict[str, str] = dict(config.bot_tokens)
+        # Bot name -> its token's SHA-256 (secret.digest): a token is compared, never kept.
+        self.tokens: dict[str, bytes] = {name: secret.digest(tok) for name, tok in config.bot_tokens.items()}
         self.conns: dict[str, list[Connection]] = {}
         self.idle_budgets: dict[str, IdleBudget] = {}   # bot name -> its budget of messages with no work
         self.games: dict[str, GameRun] = {}
@@ -64,12 +66,23 @@ class Referee:
         if not _NAME.match(name or ""):
             raise RequestError("INVALID_ARGUMENT", f"bad bot name {name!r}: 1-64 letters, digits, '-', '_' or '.'")
 
-    def register_bot(self, name: str, token: str = "") -> str:
+    def register_bot(self, name: str, token: str = "", token_sha256: bytes = b"") -> str:
+        """Register ``name`` with ``token``, or the token whose SHA-256 is ``token_sha256``, or a new token; returns
+        the token ("" when only its digest was given)."""
         self._check_name(name)
+        if token and token_sha256:
+            raise RequestError("INVALID_ARGUMENT", "give a bot's token or its token_sha256, not both")
+        if token_sha256:
+            if len(token_sha256) != 32:
+                raise RequestError("INVALID_ARGUMENT", f"token_sha256 must be a SHA-256 digest of 32 bytes, "
+                                   f"got {len(token_sha256)} bytes")
+            self.tokens[name] = bytes(token_sha256)
+            return ""
         if token and len(token) < 8:
             raise RequestError("INVALID_ARGUMENT", "a bot token must have at least 8 characters")
-        self.tokens[name] = token or secrets.token_urlsafe(24)
-        return self.tokens[name]
+        token = token or secrets.token_urlsafe(24)
+        self.tokens[name] = secret.digest(token)
+        return token
 
     def authenticate(self, bot_name: str, token: str, protocol_version: str) -> tuple[str, str] | None:
         """(grpc status code name, message) when a Hello is refused, else None."""
@@ -77,7 +90,7 @@ class Referee:
             return ("FAILED_PRECONDITION", f"protocol version {protocol_version!r} is not supported: "
                     f"this referee speaks {wire.PROTOCOL_VERSION} (any {wire.PROTOCOL_VERSION.split('.')[0]}.x is accepted)")
         want = self.tokens.get(bot_name)
-        if want is None or not secrets.compare_digest(want.encode(), token.encode()):
+        if want is None or not secrets.compare_digest(want, secret.digest(token)):
             return ("UNAUTHENTICATED", f"bot {bot_name!r}: unknown bot name or wrong token")
         idle = self.idle_budgets.get(bot_name)
         wait = idle.barred_until - asyncio.get_running_loop().time() if idle is not None else 0.0

@@ -145,7 +145,7 @@ def test_store_bots_persist_and_names_are_unique(tmp_path):
     st.close()
     st = Store(tmp_path / "a.db")
     b = st.bot("mine")
-    assert b.command == "python bot.py" and b.env == {"X": "1"} and len(b.token) >= 20
+    assert b.command == "python bot.py" and b.env == {"X": "1"} and len(bytes.fromhex(b.token_sha256)) == 32
     assert st.remove_bot("mine") and st.bot("mine") is None
 
 

@@ -14,7 +14,7 @@ import pytest
 from arena import registry
 from arena.ratings import Pool, Rating
 from arena.stats import table
-from arena.store import SCHEMA_VERSION, Store, migrations
+from arena.store import SCHEMA_VERSION, Store, migrations, token_sha256
 from referee.rules import get_ruleset, ruleset_from_dict
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -51,11 +51,11 @@ def test_a_schema2_database_migrates_to_versions_and_pools_by_content(v2_db):
                                 "ORDER BY name").fetchall()
         ratings_before = c.execute("SELECT pool, bot, mu, sigma, games FROM ratings ORDER BY pool, bot").fetchall()
     st = Store(v2_db)
-    assert st.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert st.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert v2_db.with_name("arena.db.schema2.bak").exists()
     # Every bot is version 1 with its registration (token and all); its files are recorded by its first run.
-    assert [(b.name, str(b.kind), b.command, b.cwd, json.dumps(b.env), b.processes, b.token, int(b.sample))
-            for b in st.bots()] == [tuple(r) for r in bots_before]
+    assert [(b.name, str(b.kind), b.command, b.cwd, json.dumps(b.env), b.processes, b.token_sha256, int(b.sample))
+            for b in st.bots()] == [(*r[:6], token_sha256(r[6]), r[7]) for r in bots_before]
     assert {(b.version, b.digest, b.files, b.deadline_ms, b.time_bank_ms) for b in st.bots()} == {(1, None, None, None, None)}
     # Pools by content: a built-in's digest, and the ruleset file's from its run's stored keys.
     key = {p: Pool.of(get_ruleset(p.split("/")[0]), int(p.split("/")[1][:-1])).key

@@ -30,7 +30,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER = 1, 2, 3
 PR_CAPBSET_DROP = 24
 READING = [["arena", "table", "--json"], ["arena", "games", "--json"], ["arena", "replay", "7"], ["bot", "list", "--json"],
-           ["bot", "token", "remote1"], ["bot", "versions", "slow", "--json"]]
+           ["bot", "versions", "slow", "--json"]]
 
 
 def _without_root_powers() -> None:

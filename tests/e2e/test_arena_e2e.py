@@ -46,8 +46,13 @@ def test_bot_registry_persists_and_errors_are_clear(tmp_path):
     assert pepper("bot", "register", "mine", "--command", "python mine.py", "--env", "A=1", db=db).returncode == 0
     remote = pepper("bot", "register", "far", "--remote", db=db)
     assert remote.returncode == 0 and len(remote.stdout.splitlines()[1]) >= 20  # the token is printed
-    again = pepper("bot", "token", "far", db=db)  # ... and can be shown again
-    assert again.returncode == 0 and again.stdout.strip() == remote.stdout.splitlines()[1].strip()
+    again = pepper("bot", "token", "far", db=db)  # ... only then: the database keeps its SHA-256
+    assert again.returncode == 2 and "cannot be shown again" in again.stderr and "--new" in again.stderr
+    new = pepper("bot", "token", "far", "--new", db=db)  # a new one replaces it
+    assert new.returncode == 0 and len(new.stdout.strip()) >= 20 and new.stdout != remote.stdout.splitlines()[1]
+    assert remote.stdout.splitlines()[1].encode() not in db.read_bytes() and new.stdout.strip().encode() not in db.read_bytes()
+    command = pepper("bot", "token", "mine", "--new", db=db)
+    assert command.returncode == 2 and "fresh token for each run" in command.stderr
     ghost = pepper("bot", "token", "ghost", db=db)
     assert ghost.returncode == 2 and "no bot named 'ghost'" in ghost.stderr
     dup = pepper("bot", "register", "mine", "--command", "x", db=db)

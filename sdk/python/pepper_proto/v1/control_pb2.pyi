@@ -8,12 +8,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RegisterBotRequest(_message.Message):
-    __slots__ = ("name", "token")
+    __slots__ = ("name", "token", "token_sha256")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_SHA256_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    token_sha256: bytes
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., token_sha256: _Optional[bytes] = ...) -> None: ...
 
 class RegisterBotResponse(_message.Message):
     __slots__ = ("name", "token")

@@ -82,7 +82,8 @@ class ControlServiceServicer:
     """
 
     def RegisterBot(self, request, context):
-        """Registers a bot name and returns its token (a new one unless given).
+        """Registers a bot name and returns its token (a new one unless given, or
+        none when only the token's SHA-256 is given).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
