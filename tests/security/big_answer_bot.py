@@ -1,13 +1,15 @@
 """An attacking bot (the generated protocol code only): its first answers are huge malformed texts.
 
-    python big_answer_bot.py ADDRESS NAME TOKEN BIG SIZE
+    python big_answer_bot.py [ADDRESS NAME TOKEN] BIG SIZE
 
 The first BIG answers are an action text of SIZE characters ("x" * SIZE), one answer per message; every other
-answer is the first legal action. Reads nothing else and never reconnects.
+answer is the first legal action. Reads nothing else and never reconnects. Without ADDRESS NAME TOKEN it takes
+them from the environment the arena gives a command bot (PEPPER_REFEREE, PEPPER_BOT_NAME, PEPPER_TOKEN).
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import sys
 
@@ -16,7 +18,10 @@ from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
 
 def main() -> int:
-    address, name, token, big, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+    args = sys.argv[1:]
+    if len(args) == 2:
+        args = [os.environ["PEPPER_REFEREE"], os.environ["PEPPER_BOT_NAME"], os.environ["PEPPER_TOKEN"], *args]
+    address, name, token, big, size = args[0], args[1], args[2], int(args[3]), int(args[4])
     out: queue.SimpleQueue = queue.SimpleQueue()
 
     def requests():
