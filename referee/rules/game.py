@@ -32,6 +32,15 @@ RECORD_FORMAT = "pepper-game/1"
 PUBLIC = -1   # event visibility: everyone
 DEAD = -1     # receiver index of the 2-player dead hand while dealing
 
+#: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
+#: log is plays and bids, and a tuple of its own for each cost 64 bytes a decision (docs/security.md, "8.").
+_SHARED_EVENTS: dict[tuple, tuple] = {}
+
+
+def _shared(event: tuple) -> tuple:
+    """``event``, or an equal tuple already logged (an event's data here is an int or bool: a bounded set)."""
+    return _SHARED_EVENTS.setdefault(event, event)
+
 
 class Phase(IntEnum):
     """What the game is waiting for. Every phase but GAME_OVER is a decision kind."""
@@ -448,7 +457,7 @@ class Game:
     def _apply_bid(self, a: int) -> None:
         seat, n = self.to_act, self.players
         self._bids.append((seat, a))
-        self._log.append((EventKind.BID, seat, a, PUBLIC))
+        self._log.append(_shared((EventKind.BID, seat, a, PUBLIC)))
         elimination = self._family == "pepper-30"
         if a == A.PASS:
             if elimination:
@@ -673,7 +682,7 @@ class Game:
         ts, tc = self._trick_seats, self._trick_cards
         ts.append(seat)
         tc.append(card)
-        self._log.append((EventKind.PLAY, seat, card, PUBLIC))
+        self._log.append(_shared((EventKind.PLAY, seat, card, PUBLIC)))
         if self._partner_open:
             self._track_partner(seat, card)
         if len(tc) < self._n_active:

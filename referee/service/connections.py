@@ -19,7 +19,8 @@ message returns the connection to one clock at a time.
 from __future__ import annotations
 
 import asyncio
-import itertools
+import enum
+from array import array
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -66,6 +67,56 @@ class IdleBudget:
         return True
 
 
+class Closed(enum.IntEnum):
+    """Why a request id is closed (named in the STALE notice of a late answer)."""
+
+    ANSWERED = 1
+    EXPIRED = 2
+
+    @property
+    def word(self) -> str:
+        return self.name.lower()
+
+
+#: How many of its most recently closed request ids a connection remembers: at least this many, and at least
+#: CLOSED_BATCHES of its batches. A late answer (to an expired request, or repeated) comes within a batch or two;
+#: an older id is answered as unknown, as a guessed one is.
+CLOSED_MIN = 256
+CLOSED_BATCHES = 4
+
+
+class ClosedIds:
+    """The last ``size`` request ids a connection closed, and why: tells a stale answer from a guessed id.
+
+    A ring of ids in an array (8 bytes an id, 1 for why; no object per id): a connection closes one id per
+    decision it is asked, so a dict of them cost ~100 bytes per decision of every game it served. Looking an
+    id up scans the ring, but only answers to ids not in flight are looked up, and those are rate-limited.
+    """
+
+    __slots__ = ("_ids", "_why", "_next")
+
+    def __init__(self, size: int):
+        self._ids = array("q", bytes(8 * size))   # 0: an empty slot (request ids start at 1)
+        self._why = bytearray(size)
+        self._next = 0
+
+    def add(self, rid: int, why: Closed) -> None:
+        i = self._next
+        self._ids[i], self._why[i] = rid, why
+        self._next = (i + 1) % len(self._why)
+
+    def pop(self, rid: int) -> Closed | None:
+        """Why ``rid`` was closed, forgetting it (its STALE notice is given once), or None if not remembered."""
+        if rid <= 0:
+            return None
+        try:
+            i = self._ids.index(rid)
+        except (ValueError, OverflowError):
+            return None
+        self._ids[i] = 0
+        return Closed(self._why[i])
+
+
 class Pending:
     """One decision request: created when the game waits for a seat, open until answered or expired.
 
@@ -95,7 +146,7 @@ class Connection:
         self._sent: deque[Pending] = deque()   # the requests in flight in the order sent (answered ones popped lazily)
         self.start = 0.0                   # when the bot could start on the head (the loop's clock, seconds)
         self.rush = False                  # after a timeout: every request in flight runs its clock from start
-        self.closed_ids: dict[int, str] = {}   # recently resolved request ids -> why (stale answers)
+        self.closed_ids = ClosedIds(max(CLOSED_MIN, CLOSED_BATCHES * max_batch))   # to notice stale answers
         self.seats: set[tuple[GameRun, int]] = set()
         self.wake = asyncio.Event()
         self.closed = False
@@ -190,7 +241,7 @@ class Connection:
 
     def _expire(self, p: Pending) -> None:
         del self.in_flight[p.rid]
-        self.remember(p.rid, "expired")
+        self.closed_ids.add(p.rid, Closed.EXPIRED)
         if not p.cancelled:
             self.on_expired(p)
 
@@ -242,13 +293,6 @@ class Connection:
         frames = [f for x in self.outbox if type(x) is list for f in x]
         self.outbox.clear()
         return wire.batch_response(frames) if frames else None
-
-    def remember(self, rid: int, why: str) -> None:
-        ci = self.closed_ids
-        ci[rid] = why
-        if len(ci) > 100_000:
-            for k in list(itertools.islice(ci, 50_000)):
-                del ci[k]
 
     def close(self, reason: str) -> None:
         if not self.closed:

@@ -34,6 +34,7 @@ import json
 import logging
 import time
 import zlib
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -63,7 +64,7 @@ MAX_FALLBACK_DETAILS = 10
 MAX_FAULTS_LISTED = 500     # faults itemized in a game's result; the seats' fault counts go on counting
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SeatRun:
     seat: int
     bot_name: str
@@ -73,7 +74,7 @@ class SeatRun:
     status: SeatStatus = SeatStatus.OK
     auto: bool = False                 # decisions are played by fallback (connection lost, policy fallback)
     faults: dict[FaultKind, int] = field(default_factory=lambda: dict.fromkeys(FaultKind, 0))
-    latencies: list[float] = field(default_factory=list)   # ms the bot spent per decision (Connection.charge)
+    latencies: array = field(default_factory=lambda: array("d"))   # ms the bot spent per decision (Connection.charge)
     conn_id: str = ""
     fallbacks: int = 0                 # answers the bot's SDK marked as fallbacks (Answer.fallback)
     fallback_details: list[str] = field(default_factory=list)   # the first MAX_FALLBACK_DETAILS, "reason: detail"
@@ -114,10 +115,20 @@ class GameRun:
         self.spec_cursor = 0
         self.winners: tuple[int, ...] = ()
         self.winning_seats: tuple[int, ...] = ()
-        self.done = asyncio.Event()
+        self._done: asyncio.Event | None = None   # see done
         self.final: GameInfo | None = None       # the result without record and full state, once over (see _release)
         self._packed = b""                       # then: the record and the full state, compressed
         self.seq = 0                             # its place in the order games were created (Referee.list_games)
+
+    @property
+    def done(self) -> asyncio.Event:
+        """Set once the game is over and its result kept. Made on first use: most games are never waited on
+        one by one, and an Event costs ~700 bytes (docs/security.md, "8.")."""
+        if self._done is None:
+            self._done = asyncio.Event()
+            if self.final is not None:
+                self._done.set()
+        return self._done
 
     @property
     def over(self) -> bool:
@@ -344,7 +355,8 @@ class GameRun:
         for q in self.watchers:
             q.put_nowait(None)
         self._release()
-        self.done.set()
+        if self._done is not None:
+            self._done.set()
         self.on_finished(self)
 
     # -- results ----------------------------------------------------------
@@ -380,7 +392,7 @@ class GameRun:
         self.game = self.enc = None     # type: ignore[assignment]  (read through self.final from now on)
         self.public_faults = []
         for sr in self.seats:
-            sr.conn, sr.latencies = None, []
+            sr.conn, sr.latencies = None, array("d")
 
     def result(self, full: bool = True):
         """The GameResult message (see :meth:`info`)."""

@@ -18,7 +18,7 @@ from referee.wire.messages import GameRequest
 
 from . import secret
 from .config import ServerConfig
-from .connections import IDLE_BURST, IDLE_PENALTY_S, IDLE_RATE, Connection, IdleBudget, Pending
+from .connections import IDLE_BURST, IDLE_PENALTY_S, IDLE_RATE, Closed, Connection, IdleBudget, Pending
 from .enforcement import TimeBank
 from .games import GameRun, SeatRun
 from .records import RecordWriter, read_record_file
@@ -153,10 +153,10 @@ class Referee:
             if p is None:
                 # A closed id gets its STALE notice once and is then forgotten: a repeat is unknown and counts
                 # towards the limit, so repeating one stale id cannot flood the outbox with notices.
-                why = conn.closed_ids.pop(rid, None)
+                why = conn.closed_ids.pop(rid)
                 if why is not None:
                     conn.stale += 1
-                    conn.notice("stale_request", rid, "", f"request {rid} is closed ({why}); the answer was ignored")
+                    conn.notice("stale_request", rid, "", f"request {rid} is closed ({why.word}); the answer was ignored")
                 else:
                     self._unknown(conn, "unknown_request", rid, "",
                                   f"no open request {rid} on this connection; the answer was ignored")
@@ -168,7 +168,7 @@ class Referee:
                               f"request {rid} belongs to game {run.id!r}, not {named!r}; the answer was ignored")
                 continue
             del fl[rid]
-            conn.remember(rid, "answered")
+            conn.closed_ids.add(rid, Closed.ANSWERED)
             taken.append((p, ans))
         if conn.closed:
             return
