@@ -464,10 +464,10 @@ class Arena:
         async def one(idx, seed, seats):
             try:
                 played, attempt = seed, 0
+                controls = self._time_controls(seats)
                 while True:
                     req = control_pb2.CreateGameRequest(**self.ruleset_source, players=self.players, seats=seats,
-                                                        seed=played, policy=policy,
-                                                        seat_time_controls=self._time_controls(seats))
+                                                        seed=played, policy=policy, seat_time_controls=controls)
                     game_id = await self._create(stub, md, req, seats)
                     created = time.monotonic()
                     res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result

@@ -225,8 +225,10 @@ def _choose_pools(st, db: Path, ruleset: str, players: int | None) -> list:
     found = [p for p in stored if p.ruleset == name and (players is None or p.players == players)]
     if prefix:
         return [p for p in found if p.digest.startswith(prefix)]
-    if rs is not None and any(p.digest == ruleset_digest(rs) for p in found):
-        return [p for p in found if p.digest == ruleset_digest(rs)]
+    if rs is not None:
+        digest = ruleset_digest(rs)
+        if current := [p for p in found if p.digest == digest]:
+            return current
     if len({p.digest for p in found}) > 1:
         newest = max(found, key=lambda p: st.newest_game(p.key)).digest
         others = sorted({f"{p.ruleset}@{p.digest[:DIGEST_SHOWN]}" for p in found if p.digest != newest})
