@@ -1,5 +1,6 @@
 """Bot versions and pools by content through real `pepper arena run`s (a referee subprocess, real bot processes,
-a real SQLite file): new code is never rated as the old, and different rules never share a pool."""
+a real SQLite file): new code is never rated as the old, different rules never share a pool, and a bot's own time
+controls from its registration reach the referee."""
 
 from __future__ import annotations
 
@@ -94,3 +95,19 @@ def test_an_edited_ruleset_file_is_a_new_pool(db):
     assert list(picked) == [other]
     games = json.loads(pepper("arena", "games", "--json", "--ruleset", str(rules), db=db).stdout)
     assert len(games) == 4 and {g["pool"] for g in games} == {label}
+
+
+def test_a_bots_own_time_controls_apply_to_its_seats_only(tmp_path):
+    """Issue 11 item 6: a bot registered with 5 ms per decision and no bank, searching 40 ms a decision, times out;
+    its opponents keep the run's 2 s. Before the arena passed registration's time controls, nobody timed out."""
+    (tmp_path / "short.toml").write_text('name = "short"\nextends = "iowa"\ndeal_cap = 1\n')
+    db = tmp_path / "arena.db"
+    pepper("bot", "register", "hasty", "--command", "{python} -m sample_bots montecarlo", "--cwd", str(ROOT),
+           "--env", "PEPPER_MC_BUDGET_MS=40", "--deadline-ms", "5", "--time-bank-ms", "0", db=db)
+    pepper("bot", "register", "calm", "--command", "{python} -m sample_bots montecarlo", "--cwd", str(ROOT),
+           "--env", "PEPPER_MC_BUDGET_MS=40", db=db)
+    pepper("arena", "run", "--ruleset", str(tmp_path / "short.toml"), "--bots", "hasty,calm", "--games", "2",
+           "--quiet", db=db)
+    rows = {r["bot"]: r for r in json.loads(pepper("arena", "table", "--json", db=db).stdout)["short/4p"]}
+    assert rows["hasty"]["games"] == rows["calm"]["games"] == 2
+    assert rows["hasty"]["timeouts"] > 0 and rows["calm"]["timeouts"] == 0
