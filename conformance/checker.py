@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
-from supervisor import StartError
+from supervisor import STOP_GRACE_S, StartError
 
 from .checks import build_checks
 from .house import HOUSE_NAME, HouseBot
@@ -205,9 +205,9 @@ class Checker:
         if self.bot.exited():
             return c.done(Status.FAIL, self.bot.crash_reason() + " before the end of the checks")
         t0 = time.monotonic()
-        if await self.bot.terminate(10):
+        if await self.bot.terminate(STOP_GRACE_S):
             return c.done(Status.PASS, f"exited {time.monotonic() - t0:.1f} s after SIGTERM (code {self.bot.exit_code})")
-        return c.done(Status.FAIL, "the bot was still running 10 s after SIGTERM")
+        return c.done(Status.FAIL, f"the bot was still running {STOP_GRACE_S:.0f} s after SIGTERM (the arena kills it then)")
 
     def check_policy(self) -> Check:
         """Did the bot's SDK answer for its strategy? The referee counted the answers marked as fallbacks."""
