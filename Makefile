@@ -48,9 +48,20 @@ node-bot:
 		fi; \
 	fi
 
+# The Go and C++ starter kits (sample_bots/go, sample_bots/cpp; docs/bots-in-any-language.md), each skipped with a
+# one-line note where its toolchain is missing (.ci/run installs both).
+KITS := sample_bots/go sample_bots/cpp
+.PHONY: kits
+kits: ## build the Go and C++ starter kits (a kit whose toolchain is missing is skipped, with a note)
+	@for k in $(KITS); do \
+		why=$$($(MAKE) -s --no-print-directory -C $$k missing); \
+		if [ -n "$$why" ]; then echo "note: $$k not built: $$why"; \
+		else $(MAKE) -s --no-print-directory -C $$k || exit 1; fi; \
+	done
+
 install: $(STAMP) node-bot ## create .venv and install the project with its test extras (and the Node bot's packages where node is installed)
 
-test: install checkgenerate ## run the whole test suite
+test: install kits checkgenerate ## run the whole test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # The pure layers, no server or bot process: the rules (one random game per configuration for the property
