@@ -19,8 +19,8 @@ import pytest
 pytestmark = pytest.mark.xdist_group("starter-kits")
 
 ROOT = Path(__file__).resolve().parents[2]
-KITS = {"go": ROOT / "sample_bots" / "go" / "build" / "pepper-go-bot",
-        "cpp": ROOT / "sample_bots" / "cpp" / "build" / "pepper-cpp-bot"}
+BUILD = ROOT / "build" / "kits"       # where `make kits` builds them
+KITS = {"go": BUILD / "go" / "pepper-go-bot", "cpp": BUILD / "cpp" / "pepper-cpp-bot"}
 SLACK = ("--deadline-ms", "10000", "--time-bank-ms", "30000")  # a busy test machine must not fail the bot
 
 
@@ -39,7 +39,7 @@ def built() -> dict[str, Path]:
         if why:
             continue
         for target in ("all", "test"):
-            r = make("-C", f"sample_bots/{kit}", target)
+            r = make("-C", f"sample_bots/{kit}", f"BUILD={BUILD / kit}", target)
             assert r.returncode == 0, f"make -C sample_bots/{kit} {target} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
         assert binary.is_file() and os.access(binary, os.X_OK), binary
         kits[kit] = binary
@@ -81,7 +81,7 @@ def test_kits_play_in_an_arena(built, tmp_path):
         return r
 
     for kit, binary in bots.items():
-        pepper("bot", "register", kit, "--command", str(binary), "--cwd", str(binary.parent.parent))
+        pepper("bot", "register", kit, "--command", str(binary), "--cwd", str(binary.parent))
     pepper("arena", "run", "--ruleset", str(tmp_path / "short.toml"), "--bots", "go,cpp,heuristic,random",
            "--games", "8", "--seed", "1", "--quiet")
     table = {r["bot"]: r for r in json.loads(pepper("arena", "table", "--json").stdout)["short/4p"]}
