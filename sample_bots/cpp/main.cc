@@ -205,6 +205,11 @@ int main() {
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetMaxReceiveMessageSize(kMaxReceiveBytes);
+  // The channel's own reconnection backoff (by default 1 s growing to 120 s) follows the bot's, so that a
+  // restarted referee is found again within the bot's backoff.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 10000);
   auto stub = pb::BotService::NewStub(grpc::CreateCustomChannel(referee, creds, args));
 
   auto backoff = std::chrono::milliseconds(200);
@@ -213,7 +218,10 @@ int main() {
     if (next == Next::kExit0) return 0;
     if (next == Next::kExit2) return 2;
     if (next == Next::kRetryNow) backoff = std::chrono::milliseconds(200);
-    Log("reconnecting in " + std::to_string(backoff.count() / 1000.0).substr(0, 3) + " s");
+    std::ostringstream wait;
+    wait.precision(1);
+    wait << std::fixed << backoff.count() / 1000.0;
+    Log("reconnecting in " + wait.str() + " s");
     std::unique_lock<std::mutex> lock(mu);
     if (stopped_cv.wait_for(lock, backoff, [] { return stopped; })) {
       Log("received a signal; exiting");

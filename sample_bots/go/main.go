@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
@@ -91,31 +92,35 @@ func run(ctx context.Context, cfg config) int {
 	conn, err := grpc.Dial(cfg.referee, creds,
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{
 			Time: keepaliveTime, Timeout: keepaliveTimeout, PermitWithoutStream: true}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxReceiveBytes)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxReceiveBytes)),
+		// The channel's own reconnection backoff (by default 1 s growing to 120 s) follows the bot's, so that
+		// a restarted referee is found again within the bot's backoff.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
+			BaseDelay: 200 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 10 * time.Second}}))
 	if err != nil {
 		log.Printf("cannot dial %s: %v", cfg.referee, err)
 		return 2
 	}
 	defer conn.Close()
 	client := pb.NewBotServiceClient(conn)
-	backoff := 200 * time.Millisecond
+	wait := 200 * time.Millisecond
 	for {
 		code, retry, welcomed := session(ctx, client, cfg)
 		if !retry {
 			return code
 		}
 		if welcomed {
-			backoff = 200 * time.Millisecond
+			wait = 200 * time.Millisecond
 		}
-		log.Printf("reconnecting in %.1f s", backoff.Seconds())
+		log.Printf("reconnecting in %.1f s", wait.Seconds())
 		select {
 		case <-ctx.Done():
 			log.Print("received a signal; exiting")
 			return 0
-		case <-time.After(backoff):
+		case <-time.After(wait):
 		}
-		if backoff *= 2; backoff > 10*time.Second {
-			backoff = 10 * time.Second
+		if wait *= 2; wait > 10*time.Second {
+			wait = 10 * time.Second
 		}
 	}
 }

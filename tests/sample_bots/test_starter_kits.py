@@ -1,5 +1,6 @@
 """The Go and C++ starter kits (sample_bots/go, sample_bots/cpp): built with their own Makefiles, their strategy's
-unit tests, `pepper bot check`, and a small arena with both of them and the Python sample bots.
+unit tests, `pepper bot check`, reconnecting and draining against a real referee, and a small arena with both of
+them and the Python sample bots.
 
 A kit whose toolchain is missing (`make -C <kit> missing` says what) is skipped with that note, except under
 CI=true, where .ci/run installs both toolchains and a missing one fails the test.
@@ -10,11 +11,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from test_node_bot import Referee, assert_node_seats_clean
 
 pytestmark = pytest.mark.xdist_group("starter-kits")
 
@@ -65,6 +69,59 @@ def test_kit_passes_the_conformance_checker(built, kit, tmp_path):
     rep = json.loads(report.read_text())
     assert rep["passed"] and all(c["status"] == "pass" for c in rep["checks"]), r.stdout[-3000:]
     assert "23 checks: 23 passed, 0 failed" in r.stdout, r.stdout[-3000:]
+
+
+class KitBot:
+    """A kit's binary configured through the environment (as the arena launches it), logging to a file."""
+
+    def __init__(self, binary: Path, tmp: Path, address: str, name: str, token: str):
+        self.err_path = tmp / f"{name}-{time.monotonic_ns()}.stderr"
+        env = {**os.environ, "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": name}
+        with open(self.err_path, "w") as err:
+            self.proc = subprocess.Popen([str(binary)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=err)
+
+    def stderr(self) -> str:
+        return self.err_path.read_text()
+
+    def wait(self, timeout: float = 10) -> int:
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"the bot did not exit within {timeout} s:\n{self.stderr()}") from None
+
+
+@pytest.mark.parametrize("kit", list(KITS))
+def test_kit_reconnects_then_exits_0_when_the_referee_drains(built, kit, tmp_path):
+    """The stream drops (referee killed): the bot reconnects to the restarted referee and plays; when that referee
+    drains (SIGTERM) the bot exits 0 instead of reconnecting. A wrong token exits 2."""
+    binary = need(built, kit)
+    ref = Referee(tmp_path, "127.0.0.1:0", "--shared-seats")
+    bad = KitBot(binary, tmp_path, ref.address, "kit", "a-wrong-token")
+    token = ref.register("kit", "kit-token")
+    assert bad.wait() == 2 and "refused" in bad.stderr(), bad.stderr()
+    bot = KitBot(binary, tmp_path, ref.address, "kit", token)
+    try:
+        ref.wait_connections("kit", 1, bot)
+        address = ref.address
+        ref.kill()
+        time.sleep(0.5)
+        assert bot.proc.poll() is None, f"the bot exited when the stream dropped:\n{bot.stderr()}"
+        ref = Referee(tmp_path, address, "--shared-seats", "--bot", f"kit={token}")
+        ref.wait_connections("kit", 1, bot, timeout=15)
+        gid = ref.create(["kit"] * 4, "iowa", deal_cap=2, seed=4)
+        assert_node_seats_clean(ref.wait_games([gid])[gid], {"kit"})
+        ref.close()   # SIGTERM: the referee drains, then stops
+        assert bot.wait() == 0, bot.stderr()
+    finally:
+        if bot.proc.poll() is None:
+            bot.proc.send_signal(signal.SIGTERM)
+            bot.wait()
+        ref.close()
+    log = bot.stderr()
+    assert "reconnecting in" in log and log.count("connected as kit") == 2 and "the referee drained" in log, log
 
 
 def test_kits_play_in_an_arena(built, tmp_path):
