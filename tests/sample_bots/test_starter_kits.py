@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -68,7 +69,7 @@ def test_kit_passes_the_conformance_checker(built, kit, tmp_path):
     assert r.returncode == 0, f"the checker failed ({r.returncode}):\n{r.stdout[-5000:]}\n{r.stderr[-3000:]}"
     rep = json.loads(report.read_text())
     assert rep["passed"] and all(c["status"] == "pass" for c in rep["checks"]), r.stdout[-3000:]
-    assert "23 checks: 23 passed, 0 failed" in r.stdout, r.stdout[-3000:]
+    assert re.search(r"\b(\d+) checks: \1 passed, 0 failed", r.stdout), r.stdout[-3000:]
 
 
 class KitBot:
