@@ -47,7 +47,9 @@ def score_of_elo(elo: float) -> float:
 
 
 def elo_of_score(score: float) -> float:
-    """The Elo difference of an expected score (+-inf at 1 and 0)."""
+    """The Elo difference of an expected score (+-inf at 1 and 0; nan for nan)."""
+    if score != score:
+        return math.nan
     if score <= 0:
         return -math.inf
     if score >= 1:
@@ -153,7 +155,7 @@ class HeadToHead:
     elo_low: float                  # its 95% interval
     elo_high: float
     nelo: float | None              # normalized Elo
-    los: float                      # likelihood of superiority: P(A stronger than B)
+    los: float                      # likelihood of superiority: P(A stronger than B) (nan: every block alike)
     margin: float                   # A's mean margin per game, points
     margin_low: float
     margin_high: float
@@ -190,10 +192,15 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
     d, dvar = _mean_var([k.margin / k.games for k in blocks])
     dse = math.sqrt(dvar / n)
 
+    # Every block alike (all won, say) leaves the spread unknown: no interval, no LOS (nan; null in JSON).
     def los(mean: float, err: float) -> float:
-        return phi(mean / err) if err > 0 else 0.5 if mean == 0 else float(mean > 0)
+        return phi(mean / err) if 0 < err < math.inf else math.nan
 
-    clip = lambda s: min(1.0, max(0.0, s))  # noqa: E731
+    if not 0 < se < math.inf:
+        se = math.nan
+    if not 0 < dse < math.inf:
+        dse = math.nan
+    clip = lambda s: s if s != s else min(1.0, max(0.0, s))  # noqa: E731
     nelo = (x - 0.5) / math.sqrt(g * var) * NELO_PER_T if 0 < var < math.inf else None
     c = correlation(_per_game_var(sum(k.score for k in blocks), sum(k.score_sq for k in blocks), games), var, g)
     cm = correlation(_per_game_var(sum(k.margin for k in blocks), sum(k.margin_sq for k in blocks), games), dvar, g)

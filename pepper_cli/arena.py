@@ -251,34 +251,85 @@ def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn
     _fail(f"no rated games yet {what}; pools with games in {db}: {_pool_list(pools)}")
 
 
-def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False) -> None:
+def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, cross: bool = False) -> None:
     """The ranked table of ``pool`` (a key): compact (fits 80 columns) or ``wide`` (every column).
 
     In a terminal rich takes its width (or ``COLUMNS``); into a pipe or a file it is ``COLUMNS`` if set, else 80
     for the compact table and the wide one's own width (a file has no width to fit)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     from arena.ratings import Pool
-    from arena.stats import COMPACT, WIDE, table
+    from arena.stats import COMPACT, NEXT_CAPTION, WIDE, table
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
     t = Table(title=f"{label}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
-              caption=None if wide else "faults = timeouts + illegal + crashes + fallbacks (--wide)")
+              caption=("vs next: P(better than the next bot); ~ not significant (95%)" if wide else
+                       "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION))
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
-    for r in table(st, pool, all_versions=all_versions):
+    rows = table(st, pool, all_versions=all_versions)
+    for r in rows:
         t.add_row(*(c.cell(r) for c in columns))
+    _console(t, wide).print(t)
+    if cross:
+        _print_cross(st, pool, rows)
+
+
+def _console(t, wide: bool):
+    """A console for the rich table ``t``: as wide as the terminal; into a pipe or a file ``COLUMNS`` if set, else
+    80, or for a ``wide`` table the width it needs (a file has no width to fit)."""
+    from rich.console import Console
+
     con = Console(highlight=False)
     if not con.is_terminal:
         cols = os.environ.get("COLUMNS", "")
         width = int(cols) if cols.isdigit() and int(cols) > 0 else \
             Console(width=10_000).measure(t).maximum if wide else 80
         con = Console(highlight=False, width=width)
-    con.print(t)
+    return con
+
+
+def _signed(x: float | None, digits: int = 0) -> str:
+    if x is None or x != x:
+        return "?"
+    return "+inf" if x == float("inf") else "-inf" if x == float("-inf") else f"{x:+.{digits}f}"
+
+
+def _print_cross(st, pool: str, rows: list) -> None:
+    """Every pair's head-to-head statistics over their complete duplicate blocks (docs/statistics.md)."""
+    from rich import box
+    from rich.table import Table
+
+    from arena.stats import cross_table
+
+    cross = cross_table(st, pool, rows)
+    t = Table(title="head to head, over complete duplicate blocks (per game; [95% interval])", box=box.SIMPLE_HEAD,
+              show_edge=False, pad_edge=False, collapse_padding=True,
+              caption="LOS = P(bot stronger); margin: points per game; x games: effective games per game played; "
+                      "~ not significant; ? every block alike (no spread)")
+    for head in ("bot", "opponent", "blocks", "games", "score %", "Elo [95%]", "nElo", "LOS %", "margin [95%]",
+                 "x games"):
+        t.add_column(head, justify="left" if head in ("bot", "opponent") else "right", no_wrap=True)
+    for (i, j), h in sorted(cross.pairs.items()):
+        if i < j:
+            t.add_row(h.a, h.b, str(h.blocks), str(h.games), f"{100 * h.score:.1f}",
+                      f"{_signed(h.elo)} [{_signed(h.elo_low)}, {_signed(h.elo_high)}]" + ("" if h.significant else " ~"),
+                      _signed(h.nelo), "?" if h.los != h.los else f"{100 * h.los:.1f}",
+                      f"{_signed(h.margin, 2)} [{_signed(h.margin_low, 2)}, {_signed(h.margin_high, 2)}]",
+                      "-" if h.multiplier is None else f"{h.multiplier:.2f}")
+    if not cross.pairs:
+        typer.echo("head to head: no complete duplicate blocks in this pool yet (games played by `pepper arena run` "
+                   "or `pepper arena match` form them)")
+        return
+    _console(t, True).print(t)
+    sc = cross.pooled["score"]
+    if sc["multiplier"] is not None:
+        rho = "-" if sc["rho"] is None else f"{sc['rho']:+.3f}"
+        typer.echo(f"blocks: {sc['games']} games worth {sc['effective_games']:.0f} independent games for the score "
+                   f"(x{sc['multiplier']:.2f}; correlation inside blocks {rho})")
 
 
 @app.command("table")
@@ -290,6 +341,8 @@ def arena_table(
                                                                      "only its newest.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: \\[rows]}.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a pool column.")] = False,
+    cross: Annotated[bool, typer.Option("--cross", help="Also the head-to-head statistics of every pair over their "
+                                        "duplicate blocks (with --json: {pool: {table, head_to_head, blocks}}).")] = False,
     wide: WideOption = False,
     db: DbOption = Path("arena.db"),
 ) -> None:
@@ -301,6 +354,8 @@ def arena_table(
 
     if json_out and csv_out:
         _fail("give one of --json or --csv, not both")
+    if cross and csv_out:
+        _fail("--cross has no CSV form: use --cross --json")
     if players is not None and not ruleset:
         _fail("--players needs --ruleset: a pool is a ruleset and a player count (e.g. --ruleset iowa --players 4)")
     st = _open_existing(db)
@@ -310,8 +365,14 @@ def arena_table(
         _no_pool(st, db, ruleset, players)
     labels = {p.key: p.label(stored) for p in pools}
     if json_out:
-        typer.echo(json.dumps({labels[k]: [r.to_dict() for r in table(st, k, all_versions=all_versions)]
-                               for k in labels}))
+        from arena.stats import cross_table
+
+        out = {}
+        for k in labels:
+            rows = table(st, k, all_versions=all_versions)
+            out[labels[k]] = {"table": [r.to_dict() for r in rows]} | cross_table(st, k, rows).to_dict() if cross \
+                else [r.to_dict() for r in rows]
+        typer.echo(json.dumps(out))
     elif csv_out:
         buf = io.StringIO()
         w = None
@@ -325,7 +386,7 @@ def arena_table(
         typer.echo(buf.getvalue().rstrip("\n"))
     else:
         for k in labels:
-            _print_table(st, k, wide, all_versions)
+            _print_table(st, k, wide, all_versions, cross)
 
 
 @app.command("games")

@@ -115,3 +115,9 @@ def test_sprt_error_rates_by_simulation():
     assert at1["H0"] / runs <= sprt.beta + tol, at1
     # And it has power: it mostly gets each right (a test that never decided H1 would pass the checks above).
     assert at0["H0"] / runs >= 0.9 and at1["H1"] / runs >= 0.9
+
+
+def test_blocks_all_alike_give_no_interval():
+    h = head_to_head("A", "B", [block((1, 5), (1, 5))] * 4)
+    assert h.score == 1 and h.elo == math.inf and math.isnan(h.los) and not h.significant
+    assert h.to_dict()["los"] is None and h.to_dict()["elo_low"] is None and h.multiplier is None
