@@ -119,6 +119,94 @@ def arena_run(
     _print_table(st, cfg.pool().key, wide)
 
 
+@app.command("match")
+def arena_match(
+    a: Annotated[str, typer.Argument(help="The bot under test (H1: it is elo1 stronger than B).")],
+    b: Annotated[str, typer.Argument(help="The bot it is measured against.")],
+    sprt: Annotated[str, typer.Option(help="The test: elo0 (H0), elo1 (H1), logistic Elo per game, and the error "
+                                           "rates alpha (accepting H1 under H0) and beta.")] = "elo0=0 elo1=5 alpha=0.05 beta=0.05",
+    max_games: Annotated[int, typer.Option("--max-games", min=1, help="Stop undecided after this many games.")] = 20000,
+    ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
+    players: Annotated[int | None, typer.Option("--players", "-p")] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1, help="Games in flight.")] = None,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision, ms.")] = RunConfig.deadline_ms,
+    time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, ms.")] = RunConfig.time_bank_ms,
+    mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
+    log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
+    db: DbOption = Path("arena.db"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No LLR lines while it plays.")] = False,
+    progress_every: Annotated[float, typer.Option(min=0.0, help="Seconds between LLR lines (0: one per block).")] = 5.0,
+) -> None:
+    """Play duplicate blocks of A against B until a sequential test (SPRT) decides whether A is stronger.
+
+    Prints the LLR and its bounds as it goes, then the verdict with an Elo estimate and its 95% interval.
+    Exit status: 0 H1 accepted (A is stronger by elo1), 3 H0 accepted, 4 undecided after --max-games, 1 the
+    match cannot go on, 2 bad input. Resumable: the same command plays on where it stopped (docs/statistics.md)."""
+    from arena.evidence import Sprt
+    from arena.match import MatchConfig, play
+    from arena.store import StoreError
+    from arena.tournament import Arena, ArenaError, UsageError
+    from referee.rules import RulesetError
+
+    if a == b:
+        _fail(f"a match needs two different bots, got {a!r} twice (to compare two versions of one bot, register the "
+              "other version under its own name)")
+    try:
+        test = Sprt.parse(sprt)
+    except ValueError as e:
+        _fail(f"--sprt: {e}")
+    cfg = MatchConfig(ruleset=ruleset, players=players, games=max_games, seed=seed, bots=[a, b], concurrency=concurrency,
+                      deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, db=str(db), log_dir=str(log_dir),
+                      bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, sprt=test)
+    try:
+        cfg.ruleset_obj()
+        cfg.resolved_players()
+    except RulesetError as e:
+        _fail(str(e))
+    st = _store(db)
+    try:
+        Arena(cfg, st).check()
+    except UsageError as e:
+        _fail(str(e))
+    finally:
+        st.close()
+    bounds = f"[{test.lower:.2f}, {test.upper:.2f}]"
+    last = [0.0]
+
+    def line(status) -> str:
+        h = status.estimate
+        elo = "" if h is None else f", Elo {_signed(h.elo)} [{_signed(h.elo_low)}, {_signed(h.elo_high)}]"
+        return f"{a} vs {b}: {status.blocks} blocks ({status.games} games), LLR {status.llr:.2f} {bounds}{elo}"
+
+    def on_block(status) -> None:
+        now = time.monotonic()
+        if not quiet and (status.verdict or now - last[0] >= progress_every):
+            last[0] = now
+            typer.echo(line(status))
+
+    try:
+        status = play(cfg, notify=lambda m: typer.echo(m, err=True), on_block=on_block)
+    except UsageError as e:
+        _fail(str(e))
+    except (ArenaError, StoreError) as e:
+        _fail(str(e), 1)
+    except KeyboardInterrupt:
+        _fail("interrupted; run the same command again to resume", 130)
+    h = status.estimate
+    verdict = {"H1": f"H1 accepted: {a} is stronger than {b} (elo1={test.elo1:g})",
+               "H0": f"H0 accepted: {a} is not stronger than {b} by elo1={test.elo1:g} (elo0={test.elo0:g})"}.get(
+        status.verdict, f"undecided after {status.played} games (--max-games {max_games})")
+    typer.echo(line(status))
+    typer.echo(verdict)
+    if h is not None:
+        los = "?" if h.los != h.los else f"{100 * h.los:.1f}%"
+        typer.echo(f"Elo {_signed(h.elo, 1)} [{_signed(h.elo_low, 1)}, {_signed(h.elo_high, 1)}] (95%), "
+                   f"nElo {_signed(h.nelo, 1)}, LOS {los}, score {100 * h.score:.1f}%, margin {_signed(h.margin, 2)} "
+                   f"points per game, over {h.blocks} blocks ({h.games} games)")
+    raise typer.Exit(status.exit_code)
+
+
 class _PlainProgress:
     """Progress as plain lines (output to a pipe or a file): at the first finished game, then every ``every``
     seconds, and at the end."""
@@ -312,7 +400,7 @@ def _print_cross(st, pool: str, rows: list) -> None:
                       "~ not significant; ? every block alike (no spread)")
     for head in ("bot", "opponent", "blocks", "games", "score %", "Elo [95%]", "nElo", "LOS %", "margin [95%]",
                  "x games"):
-        t.add_column(head, justify="left" if head in ("bot", "opponent") else "right", no_wrap=True)
+        t.add_column(head, justify="left" if head in ("bot", "opponent") else "right", overflow="fold")
     for (i, j), h in sorted(cross.pairs.items()):
         if i < j:
             t.add_row(h.a, h.b, str(h.blocks), str(h.games), f"{100 * h.score:.1f}",

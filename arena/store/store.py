@@ -466,19 +466,21 @@ class Store:
                            [s.won for s in game.seats], team_of)
         add_block_game(self.db, game.run_id, row[0], game.pool, pairs)
 
-    def blocks(self, pool: str, run_id: int | None = None) -> list[BlockRow]:
-        """Every side's block rows in ``pool`` (or in one run of it), by run and match, each with the games its
-        block has in the plan."""
-        cond, args = ("AND b.run_id = ?", (pool, run_id)) if run_id is not None else ("", (pool,))
+    def blocks(self, pool: str, run_id: int | None = None, from_match: int = 0) -> list[BlockRow]:
+        """Every side's block rows in ``pool`` (or in one run of it, from its match ``from_match`` on), by run and
+        match, each with the games its block has in the plan."""
+        cond, args = ("AND b.run_id = ? AND b.match >= ?", (pool, run_id, from_match)) if run_id is not None \
+            else ("", (pool,))
+        cond_p, args_p = ("AND match >= ?", (from_match,)) if run_id is not None else ("", ())
         rows = self.db.execute(f"""
             WITH planned AS (
                 SELECT run_id, match, COUNT(*) AS n FROM planned_games
-                WHERE run_id IN (SELECT DISTINCT run_id FROM block_scores b WHERE b.pool = ? {cond})
+                WHERE run_id IN (SELECT DISTINCT run_id FROM block_scores b WHERE b.pool = ? {cond}) {cond_p}
                 GROUP BY run_id, match)
             SELECT b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version, b.games, p.n,
                    b.score, b.score_sq, b.margin, b.margin_sq
             FROM block_scores b JOIN planned p USING (run_id, match) WHERE b.pool = ? {cond}
-            ORDER BY b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version""", args + args)
+            ORDER BY b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version""", args + args_p + args)
         return [BlockRow(*r) for r in rows]
 
     def record_crash(self, run_id: int, pool: str, bot: str, version: int, exit_code: int | None,
