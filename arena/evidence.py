@@ -155,7 +155,8 @@ class HeadToHead:
     elo_low: float                  # its 95% interval
     elo_high: float
     nelo: float | None              # normalized Elo
-    los: float                      # likelihood of superiority: P(A stronger than B) (nan: every block alike)
+    los: float                      # likelihood of superiority: P(A stronger than B) (nan: every block alike, not all
+                                    # won or lost outright; then, at least 1 - 2^-N)
     margin: float                   # A's mean margin per game, points
     margin_low: float
     margin_high: float
@@ -167,8 +168,9 @@ class HeadToHead:
 
     @property
     def significant(self) -> bool:
-        """The 95% interval of the Elo difference excludes 0."""
-        return self.elo_low > 0 or self.elo_high < 0
+        """The difference is significant at 95%, two-sided: LOS above 97.5% or below 2.5% (where the interval is
+        known, the same as its excluding 0)."""
+        return not 0.025 <= self.los <= 0.975 if self.los == self.los else False
 
     def to_dict(self) -> dict:
         """JSON-safe: an infinite or undefined figure is null."""
@@ -192,7 +194,9 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
     d, dvar = _mean_var([k.margin / k.games for k in blocks])
     dse = math.sqrt(dvar / n)
 
-    # Every block alike (all won, say) leaves the spread unknown: no interval, no LOS (nan; null in JSON).
+    # Every block alike leaves the spread unknown: no interval (nan; null in JSON). Their LOS is then known only
+    # where every block was won outright (or lost): if A were not stronger, a block would be won outright at
+    # most half the time (B would win it outright as often), so N such blocks have a chance of at most 2^-N.
     def los(mean: float, err: float) -> float:
         return phi(mean / err) if 0 < err < math.inf else math.nan
 
@@ -204,14 +208,18 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
     nelo = (x - 0.5) / math.sqrt(g * var) * NELO_PER_T if 0 < var < math.inf else None
     c = correlation(_per_game_var(sum(k.score for k in blocks), sum(k.score_sq for k in blocks), games), var, g)
     cm = correlation(_per_game_var(sum(k.margin for k in blocks), sum(k.margin_sq for k in blocks), games), dvar, g)
+    p = los(x - 0.5, se)
+    if p != p and x in (0.0, 1.0):
+        p = 1 - 0.5 ** n if x == 1 else 0.5 ** n
     return HeadToHead(a, b, n, games, x, elo_of_score(x), elo_of_score(clip(x - Z95 * se)),
-                      elo_of_score(clip(x + Z95 * se)), nelo, los(x - 0.5, se), d, d - Z95 * dse, d + Z95 * dse,
+                      elo_of_score(clip(x + Z95 * se)), nelo, p, d, d - Z95 * dse, d + Z95 * dse,
                       los(d, dse), c.rho, c.multiplier, cm.rho, cm.multiplier)
 
 
 def pooled_correlation(pairs: Iterable[HeadToHead]) -> dict:
     """Over a pool's pairs: games played, the effective games they were worth (each pair's games times its
     multiplier), and the ratio, for the score and for the margin; and the mean correlation weighted by games."""
+    pairs = list(pairs)
     out: dict = {"games": 0}
     for kind, rho_of, mult_of in (("score", "rho", "multiplier"), ("margin", "margin_rho", "margin_multiplier")):
         used = [p for p in pairs if getattr(p, mult_of) is not None]

@@ -413,11 +413,12 @@ def _print_cross(st, pool: str, rows: list) -> None:
                    "or `pepper arena match` form them)")
         return
     _console(t, True).print(t)
-    sc = cross.pooled["score"]
-    if sc["multiplier"] is not None:
-        rho = "-" if sc["rho"] is None else f"{sc['rho']:+.3f}"
-        typer.echo(f"blocks: {sc['games']} games worth {sc['effective_games']:.0f} independent games for the score "
-                   f"(x{sc['multiplier']:.2f}; correlation inside blocks {rho})")
+    for kind in ("score", "margin"):
+        sc = cross.pooled[kind]
+        if sc["multiplier"] is not None:
+            rho = "-" if sc["rho"] is None else f"{sc['rho']:+.3f}"
+            typer.echo(f"blocks, {kind}: {sc['games']} games worth {sc['effective_games']:.0f} independent games "
+                       f"(x{sc['multiplier']:.2f}; correlation inside blocks {rho})")
 
 
 @app.command("table")

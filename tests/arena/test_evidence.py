@@ -117,7 +117,14 @@ def test_sprt_error_rates_by_simulation():
     assert at0["H0"] / runs >= 0.9 and at1["H1"] / runs >= 0.9
 
 
-def test_blocks_all_alike_give_no_interval():
-    h = head_to_head("A", "B", [block((1, 5), (1, 5))] * 4)
-    assert h.score == 1 and h.elo == math.inf and math.isnan(h.los) and not h.significant
-    assert h.to_dict()["los"] is None and h.to_dict()["elo_low"] is None and h.multiplier is None
+def test_blocks_all_alike_give_no_interval_and_all_won_a_bounded_los():
+    draws = head_to_head("A", "B", [block((1, 5), (0, -5))] * 4)
+    assert draws.score == 0.5 and math.isnan(draws.los) and not draws.significant and draws.to_dict()["los"] is None
+    won = head_to_head("A", "B", [block((1, 5), (1, 5))] * 4)
+    assert won.score == 1 and won.elo == math.inf and won.to_dict()["elo_low"] is None and won.multiplier is None
+    assert won.los == 1 - 1 / 16 and not won.significant          # 4 blocks won outright: chance 2^-4 if not stronger
+    six = head_to_head("B", "A", [block((0, -5), (0, -5))] * 6)
+    assert six.los == 1 / 64 and six.significant                   # 6 lost outright: 2^-6 < 2.5%
+    # The pool's figures cover the score and the margin alike (a generator of pairs is read once).
+    pooled = pooled_correlation(h for h in (head_to_head("A", "B", EXAMPLE),))
+    assert pooled["score"]["games"] == pooled["margin"]["games"] == 8
