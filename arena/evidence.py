@@ -54,7 +54,7 @@ def elo_of_score(score: float) -> float:
         return -math.inf
     if score >= 1:
         return math.inf
-    return -400 * math.log10(1 / score - 1)
+    return -400 * math.log10(1 / score - 1) + 0.0   # (+ 0.0: no -0 at a score of 1/2)
 
 
 def phi(x: float) -> float:
@@ -136,10 +136,12 @@ class Correlation(NamedTuple):
 def correlation(per_game_var: float, block_var: float, games_per_block: float) -> Correlation:
     """From the per-game variance and the variance of block means (blocks of ``games_per_block`` games)."""
     g = games_per_block
-    if not (math.isfinite(per_game_var) and math.isfinite(block_var)) or per_game_var <= 0 or block_var <= 0:
+    if not (math.isfinite(per_game_var) and math.isfinite(block_var)) or per_game_var <= 0 or block_var < 0:
         return Correlation(None, None)
     ratio = g * block_var / per_game_var    # 1 + (g - 1) rho
-    return Correlation((ratio - 1) / (g - 1) if g > 1 else None, 1 / ratio)
+    # Games that vary while their blocks do not (a deterministic bot against a copy of itself: every block one
+    # win each) cancel exactly: rho = -1 / (g - 1), and a block is worth any number of games.
+    return Correlation((ratio - 1) / (g - 1) if g > 1 else None, 1 / ratio if ratio > 0 else math.inf)
 
 
 @dataclass(frozen=True)
@@ -218,11 +220,12 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
 
 def pooled_correlation(pairs: Iterable[HeadToHead]) -> dict:
     """Over a pool's pairs: games played, the effective games they were worth (each pair's games times its
-    multiplier), and the ratio, for the score and for the margin; and the mean correlation weighted by games."""
+    multiplier), and the ratio, for the score and for the margin; and the mean correlation weighted by games.
+    Pairs whose blocks did not vary at all (multiplier unknown or infinite) are left out."""
     pairs = list(pairs)
     out: dict = {"games": 0}
     for kind, rho_of, mult_of in (("score", "rho", "multiplier"), ("margin", "margin_rho", "margin_multiplier")):
-        used = [p for p in pairs if getattr(p, mult_of) is not None]
+        used = [p for p in pairs if getattr(p, mult_of) is not None and math.isfinite(getattr(p, mult_of))]
         games = sum(p.games for p in used)
         eff = sum(p.games * getattr(p, mult_of) for p in used)
         rhos = [(p.games, getattr(p, rho_of)) for p in used if getattr(p, rho_of) is not None]

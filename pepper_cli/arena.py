@@ -407,7 +407,7 @@ def _print_cross(st, pool: str, rows: list) -> None:
                       f"{_signed(h.elo)} [{_signed(h.elo_low)}, {_signed(h.elo_high)}]" + ("" if h.significant else " ~"),
                       _signed(h.nelo), "?" if h.los != h.los else f"{100 * h.los:.1f}",
                       f"{_signed(h.margin, 2)} [{_signed(h.margin_low, 2)}, {_signed(h.margin_high, 2)}]",
-                      "-" if h.multiplier is None else f"{h.multiplier:.2f}")
+                      "-" if h.multiplier is None else "inf" if h.multiplier == float("inf") else f"{h.multiplier:.2f}")
     if not cross.pairs:
         typer.echo("head to head: no complete duplicate blocks in this pool yet (games played by `pepper arena run` "
                    "or `pepper arena match` form them)")

@@ -118,8 +118,9 @@ def test_sprt_error_rates_by_simulation():
 
 
 def test_blocks_all_alike_give_no_interval_and_all_won_a_bounded_los():
-    draws = head_to_head("A", "B", [block((1, 5), (0, -5))] * 4)
+    draws = head_to_head("A", "B", [block((1, 5), (0, -5))] * 4)   # a deterministic bot against its copy
     assert draws.score == 0.5 and math.isnan(draws.los) and not draws.significant and draws.to_dict()["los"] is None
+    assert draws.elo == 0 and draws.rho == -1 and draws.multiplier == math.inf and draws.margin_rho == -1
     won = head_to_head("A", "B", [block((1, 5), (1, 5))] * 4)
     assert won.score == 1 and won.elo == math.inf and won.to_dict()["elo_low"] is None and won.multiplier is None
     assert won.los == 1 - 1 / 16 and not won.significant          # 4 blocks won outright: chance 2^-4 if not stronger

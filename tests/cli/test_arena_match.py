@@ -39,7 +39,9 @@ def test_heuristic_against_random_accepts_h1_and_a_decided_match_plays_no_more(t
     lines = LLR.findall(r.stdout)
     blocks, llr, upper = int(lines[-1][2]), float(lines[-1][4]), float(lines[-1][6])
     assert llr >= upper == pytest.approx(2.94, abs=0.01) and all(float(x[4]) < upper for x in lines[:-2])
-    assert re.search(r"^Elo \+\d+\.\d \[\+\d+\.\d, \+\S+\] \(95%\), nElo .* over \d+ blocks", r.stdout, re.M), r.stdout
+    # (Every block won outright leaves no spread: Elo +inf [?, ?], and a LOS of 1 - 2^-blocks.)
+    assert re.search(r"^Elo \+\S+ \[\S+, \S+\] \(95%\), nElo \S+, LOS (9\d|100)\.\d%, score \d+\.\d%, margin \+[\d.]+ "
+                     rf"points per game, over {blocks} blocks", r.stdout, re.M), r.stdout
     played = games(tmp_path)
     assert played >= 2 * blocks
     # The same command again: decided, nothing more is played.
