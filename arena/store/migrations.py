@@ -331,6 +331,9 @@ def _to_5(db: sqlite3.Connection) -> None:
     tables: dict[tuple[str, int], tuple[int, ...] | None] = {}
     games = db.execute("SELECT g.id, g.run_id, p.match, g.pool, g.players FROM games g JOIN planned_games p "
                        "ON p.run_id = g.run_id AND p.idx = g.idx ORDER BY g.id").fetchall()
+    seats_of: dict[int, list[tuple]] = {}   # one pass over the seats, not a query per game
+    for gid, *seat in db.execute("SELECT game_id, bot, version, score, won FROM game_seats ORDER BY game_id, seat"):
+        seats_of.setdefault(gid, []).append(tuple(seat))
     for gid, run_id, match, pool, players in games:
         name = Pool.parse(pool).ruleset
         if (name, players) not in tables:
@@ -343,8 +346,7 @@ def _to_5(db: sqlite3.Connection) -> None:
         team_of = tables[name, players]
         if team_of is None:
             continue
-        seats = db.execute("SELECT bot, version, score, won FROM game_seats WHERE game_id = ? ORDER BY seat",
-                           (gid,)).fetchall()
+        seats = seats_of.get(gid, [])
         if len(seats) != len(team_of):
             continue
         add_block_game(db, run_id, match, pool,
