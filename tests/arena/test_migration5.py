@@ -7,6 +7,8 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from arena.store import SCHEMA_VERSION, Faults, GameStatus, NewGame, Seat, SeatStatus, Store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -56,4 +58,30 @@ def test_a_recorded_game_adds_to_its_block(tmp_path):
     [a] = [b for b in st.blocks("iowa@x/4p") if b.bot == "a"]
     assert (a.games, a.complete, a.score, a.margin, a.margin_sq) == (2, True, 1.0, 18.0, 22 ** 2 + 4 ** 2)
     assert st.blocks("iowa@x/4p", run_id=run_id + 1) == []
+    st.close()
+
+
+def test_the_ranked_table_says_how_sure_each_step_down_is(tmp_path):
+    """Three blocks where a wins two outright and splits one: x = 1, 1, 1/2, mean 5/6, variance 1/12, se 1/6, so
+    LOS = Phi((5/6 - 1/2) / (1/6)) = Phi(2) = 97.7%: significant. With one block only, TrueSkill decides."""
+    from arena.ratings import Rating
+    from arena.stats import table
+
+    st = Store(tmp_path / "arena.db")
+    plan = [(m, "iowa", 4, m, seats) for m in range(3) for seats in (["a", "b", "a", "b"], ["b", "a", "b", "a"])]
+    run_id, _ = st.find_or_create_run({"k": 2}, plan)
+    winners = {0: "a", 1: "a", 2: "a", 3: "a", 4: "a", 5: "b"}     # game index -> the winning bot
+    ratings = {"a": Rating(30, 2), "b": Rating(29, 2)}              # TrueSkill alone: 64%, not significant
+    for idx, (_, _, _, _, seats) in enumerate(plan):
+        rows = tuple(Seat(s, bot, SeatStatus.OK, Faults(), 32 if bot == winners[idx] else 20, bot == winners[idx])
+                     for s, bot in enumerate(seats))
+        st.record_game(NewGame(run_id, idx, "iowa@x/4p", "iowa", 4, idx // 2, GameStatus.COMPLETED, 1.0, rows, {},
+                               team_of=(0, 1, 0, 1)), lambda r: ratings)
+        if idx == 1:   # one complete block: too few to say, TrueSkill's figure
+            first = table(st, "iowa@x/4p")[0]
+            assert first.next_basis == "trueskill" and first.next_los == pytest.approx(0.638, abs=1e-3)
+            assert not first.next_significant and table(st, "iowa@x/4p")[1].tied_above
+    a, b = table(st, "iowa@x/4p")
+    assert (a.bot, a.next_basis, b.next_los) == ("a", "blocks", None)
+    assert a.next_los == pytest.approx(0.97725, abs=1e-5) and a.next_significant and not b.tied_above
     st.close()
