@@ -78,3 +78,23 @@ def test_random_against_heuristic_accepts_h0_and_too_few_games_leave_it_undecide
 def test_bad_input_is_exit_2_with_a_message(tmp_path, args, says):
     r = pepper(tmp_path, "match", *args)
     assert r.returncode == 2 and says in r.stderr, r.stderr
+
+
+def test_a_killed_match_resumes_where_it_stopped(tmp_path):
+    (tmp_path / "short.toml").write_text(SHORT)
+    cmd = [sys.executable, "-m", "pepper_cli", "arena", "match", "heuristic", "random", "--ruleset", "short.toml",
+           "--sprt", "elo0=0 elo1=40", "--progress-every", "0", "--db", str(tmp_path / "arena.db")]
+    first = subprocess.Popen(cmd, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    for line in first.stdout:
+        if (m := LLR.match(line)) and int(m[3]) >= 2:
+            break
+    os.killpg(first.pid, 9)   # the arena, its referee and its bots, at once
+    first.wait(30)
+    stored = games(tmp_path)
+    assert stored >= 4
+    again = pepper(tmp_path, *cmd[4:-2])
+    assert again.returncode == 0 and "H1 accepted" in again.stdout, again.stdout + again.stderr
+    # It went on from the games stored: its first line counts the complete blocks played before the kill (in plan
+    # order, up to the first one a game of which was in flight), and it played the rest.
+    assert int(LLR.findall(again.stdout)[0][2]) >= 2 and games(tmp_path) > stored
