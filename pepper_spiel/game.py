@@ -88,6 +88,16 @@ class PepperGame(pyspiel.Game):
     def new_initial_state(self) -> PepperState:
         return PepperState(self)
 
+    def state_from(self, engine: Game) -> PepperState:
+        """A state over a copy of ``engine``, a game of this game's ruleset in its first deal, dealt from
+        ``decks=``: how a search starts from a deal sampled outside OpenSpiel (the arena entrant)."""
+        if engine.deal_number != 1 or engine.ruleset != self.spec.ruleset or engine.players != self.players:
+            raise ValueError("state_from takes a game of this game's ruleset and players, in its first deal")
+        state = PepperState(self)
+        state.first_dealer, state.decks = engine.first_dealer, list(engine.decks_dealt)
+        state.actions, state.engine, state.dealing = list(engine.history), engine.copy(), False
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> PepperObserver:
         if params:
             raise ValueError(f"python_pepper observers take no parameters; got {params}")
@@ -212,10 +222,10 @@ class PepperState(pyspiel.State):
         state is returned."""
         if self.dealing:
             return self.clone()
-        events = [(e.kind, e.seat, e.data) for _, e in self.engine.events_for(player)]
-        hand, played = deal_facts(events, player)
-        private = self.engine.view(player).private
         spec = self._spec
+        events = [(e.kind, e.seat, e.data) for _, e in self.engine.events_for(player)]
+        hand, played, unseen = deal_facts(events, player, spec.table.team_of)
+        private = self.engine.view(player).private
         past = self.decks[:-1]
 
         def make_game(deck):
@@ -226,7 +236,7 @@ class PepperState(pyspiel.State):
 
         rng = random.Random(int(probability_sampler() * 2**31) if probability_sampler else None)
         g = sample_deal(spec.table, make_game, player, self.engine.dealer, hand, self.actions[self.deal_start:], played,
-                        [int(c) for c in private.get("gave", ())], [int(c) for c in private.get("received", ())], rng)
+                        [int(c) for c in private.get("gave", ())], [int(c) for c in private.get("received", ())], rng, unseen=unseen)
         other = self.clone()
         if g is not None:
             other.engine, other.decks = g, [*past, tuple(g.decks_dealt[-1])]
