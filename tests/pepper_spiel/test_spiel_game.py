@@ -163,8 +163,10 @@ def test_deal_receivers_match_the_engines_deal(ruleset, players):
         assert sorted(str(CARDS[c]) for c in got.get(DEAD, [])) == sorted(full["dead_hand"])
 
 
-def test_resampled_states_keep_what_the_seat_knows():
-    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+@pytest.mark.parametrize("ruleset,players", [("iowa", 4), ("five-handed", 5), ("bid-euchre", 6)])
+def test_resampled_states_keep_what_the_seat_knows(ruleset, players):
+    # IS-MCTS asserts this at every search: the same information state, the same legal actions.
+    game = pyspiel.load_game("python_pepper", {"ruleset": ruleset, "players": players, "deal_cap": 1})
     state, rng = game.new_initial_state(), np.random.RandomState(4)
     differ = 0
     while not state.is_terminal():
