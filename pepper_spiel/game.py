@@ -219,7 +219,8 @@ class PepperState(pyspiel.State):
         """A state ``player`` cannot tell from this one: the current deal's hidden cards drawn anew
         (:func:`pepper_spiel.sample.sample_deal`). Earlier deals are kept as they were: they no longer
         bear on the play. Should no draw agree with every play (rare: see sample_deal), a copy of this
-        state is returned."""
+        state is returned. (OpenSpiel's ``history()`` of the result is this state's: the engine's record,
+        ``state.engine.record()``, is the sampled one.)"""
         if self.dealing:
             return self.clone()
         spec = self._spec
@@ -239,8 +240,8 @@ class PepperState(pyspiel.State):
                         [int(c) for c in private.get("gave", ())], [int(c) for c in private.get("received", ())], rng, unseen=unseen,
                         shown=shown_events(events), widow=taken_widow(events, player))
         other = self.clone()
-        if g is not None:
-            other.engine, other.decks = g, [*past, tuple(g.decks_dealt[-1])]
+        if g is not None:   # its own decks and actions, so that later deals replay from them
+            other.engine, other.decks, other.actions = g, [*past, tuple(g.decks_dealt[-1])], list(g.history)
         return other
 
     # -- what a seat may know ------------------------------------------------------

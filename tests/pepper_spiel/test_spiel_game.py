@@ -166,7 +166,7 @@ def test_deal_receivers_match_the_engines_deal(ruleset, players):
 @pytest.mark.parametrize("ruleset,players", [("iowa", 4), ("five-handed", 5), ("bid-euchre", 6)])
 def test_resampled_states_keep_what_the_seat_knows(ruleset, players):
     # IS-MCTS asserts this at every search: the same information state, the same legal actions.
-    game = pyspiel.load_game("python_pepper", {"ruleset": ruleset, "players": players, "deal_cap": 1})
+    game = pyspiel.load_game("python_pepper", {"ruleset": ruleset, "players": players, "deal_cap": 2})
     state, rng = game.new_initial_state(), np.random.RandomState(4)
     differ = 0
     while not state.is_terminal():
@@ -181,3 +181,29 @@ def test_resampled_states_keep_what_the_seat_knows(ruleset, players):
         differ += str(other) != str(state)
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert differ > 5   # the other seats' cards were drawn anew
+
+
+def test_a_resampled_state_deals_the_next_deal_from_its_own_decks_and_actions():
+    # five-handed: the bidder's discards are hidden from the others, so a resample redraws them; at each
+    # deal's last action every seat's resampled state plays on into the next deal (the real discards
+    # would not replay on the drawn deck).
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed", "deal_cap": 2})
+    redealt = 0
+    for seed in (6, 12):   # seeds where a redrawn discard differs from the real one and matters
+        state, rng = game.new_initial_state(), np.random.RandomState(seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            after = state.clone()
+            after.apply_action(after.legal_actions()[0])
+            if after.is_chance_node():
+                for seat in range(5):
+                    other = state.resample_from_infostate(seat, rng.uniform)
+                    other.apply_action(other.legal_actions()[0])
+                    while other.is_chance_node():
+                        other.apply_action(other.chance_outcomes()[0][0])
+                    redealt += other.engine.deal_number == 2
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert redealt >= 5
