@@ -14,7 +14,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 RUNTIME := $(VENV)/.runtime
-PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor
+PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor pepper_spiel
 NODE_BOT := sample_bots/node
 NODE_STAMP := $(NODE_BOT)/node_modules/.package-lock.json
 
@@ -37,7 +37,7 @@ $(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 	@touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME) $(SDK_STAMP)
-	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev]'
+	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev,research]'
 	@touch $(STAMP)
 
 # The Node.js sample bot's packages, where node is installed (the arena skips it otherwise).
