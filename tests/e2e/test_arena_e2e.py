@@ -416,9 +416,9 @@ def test_a_bot_whose_strategy_fails_shows_its_fallbacks_as_faults(tmp_path):
     t = table(db)
     assert t["raising"]["illegal"] == t["raising"]["timeouts"] == t["raising"]["crashes"] == 0
     assert t["raising"]["fallbacks"] > 0 and t["random"]["fallbacks"] == 0
-    row = re.search(r"^ *\d +raising .* (\d+)$", run.stdout, re.M)
+    row = re.search(r"^ *~?\d +raising .* (\d+)$", run.stdout, re.M)
     assert row and int(row[1]) == t["raising"]["fallbacks"], run.stdout  # the compact table's faults column
     wide = pepper("arena", "table", "--wide", db=db, env={"COLUMNS": "200"}).stdout
     head = next(line for line in wide.splitlines() if line.startswith("rank"))
-    cells = next(line for line in wide.splitlines() if re.match(r" *\d +raising ", line)).split()
+    cells = next(line for line in wide.splitlines() if re.match(r" *~?\d +raising ", line)).split()
     assert re.split(r"  +", head)[12] == "fallbacks" and cells[12] == str(t["raising"]["fallbacks"]), wide
