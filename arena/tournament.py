@@ -166,6 +166,7 @@ class Arena:
         self._withdrawn: dict[str, str] = {}      # bot -> why it was withdrawn from this run
         self.versions: dict[str, int] | None = None  # bot -> its version this run plays (None: each bot's newest)
         self._clocks: dict[str, tuple[int | None, int | None]] = {}  # bot -> its own (deadline, bank) from registration
+        self._flying: set[int] = set()            # plan indexes of the games in flight (see _rate_in_order)
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -455,6 +456,7 @@ class Arena:
             sum(p.slots for p in procs) + len(self._remote))
         progress = Progress(total=total, done=done, resumed=done, faults=self.store.run_faults(run_id),
                             concurrency=concurrency)
+        self._rate_in_order(run_id)  # games a killed session stored and did not get to rate
         sem = asyncio.Semaphore(concurrency)
         finished = asyncio.Event()
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,
@@ -483,7 +485,7 @@ class Arena:
                 progress.done += 1
                 progress.faults += sum(f.illegal + f.malformed + f.timeout + f.disconnect for f in (s.faults for s in res.seats))
             except Withdrawn:  # a bot of the game was withdrawn: the game is not played
-                pass
+                self._flying.discard(idx)
             except Exception as e:  # noqa: BLE001 - ends the run, after the loop
                 errors.append(e)
             finally:
@@ -532,6 +534,7 @@ class Arena:
                     for p in list(self._procs.values()):
                         self._tend(p)
                     started.add(g.idx)
+                    self._flying.add(g.idx)
                     progress.in_flight += 1
                     progress.most_in_flight = max(progress.most_in_flight, progress.in_flight)
                     t = asyncio.create_task(one(g.idx, g.seed, g.seats))
@@ -550,6 +553,7 @@ class Arena:
             if isinstance(e, grpc.aio.AioRpcError):
                 raise ArenaError(f"referee error: {e.code().name}: {e.details()}; run the same command again to resume")
             raise e
+        self._rate_in_order(run_id, past_gaps=True)
         for p in procs:
             p.notice_crashes()
         self._record_crashes(run_id, procs, settled=False)
@@ -601,8 +605,19 @@ class Arena:
     def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
         game = results.new_game(res, self.table, run_id=run_id, idx=idx, pool=self.pool, ruleset=self.rs.name,
                                 seed=seed, seats=seats, versions=self.versions)
-        entries, ranks = results.entries(self.table, seats), results.ranks(res, self.table)
-        self.store.record_game(game, lambda current: self.rater.rate(current, entries, ranks))
+        self.store.record_game(game, lambda current: {})  # rated in plan order: _rate_in_order
+        self._flying.discard(idx)
+        if idx < min(self._flying, default=idx + 1):  # the oldest game in flight came back: later ones may be ready
+            self._rate_in_order(run_id)
+
+    def _rate_in_order(self, run_id: int, *, past_gaps: bool = False) -> None:
+        """Rate the run's stored games in plan order, each once every game planned before it is stored (or every
+        stored one, ``past_gaps``: at the end of a session, past the games a withdrawn bot left unplayed), so that
+        the same command and seed give the same ratings whatever order the games finished in."""
+        for g in self.store.unrated(run_id, past_gaps=past_gaps):
+            seats = [s.bot for s in sorted(g.seats, key=lambda s: s.seat)]
+            entries, ranks = results.entries(self.table, seats), results.stored_ranks(g.seats, self.table)
+            self.store.rate_game(g, lambda current, e=entries, r=ranks: self.rater.rate(current, e, r))
 
 
 def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress]:

@@ -439,16 +439,42 @@ class Store:
                       s.contracts_bid, s.contracts_made, s.fallbacks, s.decisions, s.latency_p50_ms, s.latency_p99_ms)
                      for s in game.seats])
                 self.db.execute("INSERT INTO game_records (game_id, record_json) VALUES (?, ?)", (gid, json.dumps(game.record)))
-                for bot, r in new.items():
-                    self.db.execute(
-                        "INSERT INTO ratings (pool, bot, version, mu, sigma, games) VALUES (?, ?, ?, ?, ?, 1) "
-                        "ON CONFLICT (pool, bot, version) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
-                        "games = games + 1", (game.pool, bot, versions.get(bot, 1), r.mu, r.sigma))
-                    self.db.execute("INSERT INTO rating_history (game_id, bot, version, pool, mu, sigma) "
-                                    "VALUES (?, ?, ?, ?, ?, ?)", (gid, bot, versions.get(bot, 1), game.pool, r.mu, r.sigma))
+                self._write_ratings(gid, game.pool, versions, new)
                 return gid
         except sqlite3.IntegrityError:
             raise StoreError(f"game {game.idx} of run {game.run_id} is already stored; not counting it twice") from None
+
+    def _write_ratings(self, game_id: int, pool: str, versions: Mapping[str, int], new: Mapping[str, Rating]) -> None:
+        """Inside a transaction: the ratings after game ``game_id`` and their history rows."""
+        for bot, r in new.items():
+            self.db.execute(
+                "INSERT INTO ratings (pool, bot, version, mu, sigma, games) VALUES (?, ?, ?, ?, ?, 1) "
+                "ON CONFLICT (pool, bot, version) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
+                "games = games + 1", (pool, bot, versions.get(bot, 1), r.mu, r.sigma))
+            self.db.execute("INSERT INTO rating_history (game_id, bot, version, pool, mu, sigma) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", (game_id, bot, versions.get(bot, 1), pool, r.mu, r.sigma))
+
+    # Rating in plan order (issue 13): the arena stores each game as it finishes, unrated, and rates the stored games
+    # in the order of the run's plan, so that the same command and seed give the same table whatever order the games
+    # finished in. A game is rated once it and every game planned before it are stored.
+    def unrated(self, run_id: int, *, past_gaps: bool = False) -> list[StoredGame]:
+        """The run's stored games not rated yet, in plan order: those planned before its first game without a stored
+        result, or every one (``past_gaps``: games left unplayed, a withdrawn bot's, hold up none)."""
+        gap = "" if past_gaps else (
+            " AND idx < COALESCE((SELECT MIN(p.idx) FROM planned_games p LEFT JOIN games g2 ON g2.run_id = p.run_id "
+            "AND g2.idx = p.idx WHERE p.run_id = ? AND g2.id IS NULL), 1 << 62)")
+        return self._games("WHERE run_id = ? AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = games.id)"
+                           f"{gap} ORDER BY idx", (run_id,) * (1 if past_gaps else 2))
+
+    def rate_game(self, game: StoredGame, rate: Callable[[dict[str, Rating]], dict[str, Rating]]) -> bool:
+        """Rate a stored game with the ratings ``rate`` derives from the current ratings of the versions that played
+        it, in one transaction that reads those ratings too; False (and nothing changes) if it is rated already."""
+        versions = {s.bot: s.version for s in game.seats}
+        with self.tx():
+            if self.db.execute("SELECT 1 FROM rating_history WHERE game_id = ?", (game.id,)).fetchone():
+                return False
+            self._write_ratings(game.id, game.pool, versions, rate(self.ratings(game.pool, versions)))
+        return True
 
     def record_crash(self, run_id: int, pool: str, bot: str, version: int, exit_code: int | None,
                      games_replayed: int) -> int:
