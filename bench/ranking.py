@@ -43,18 +43,17 @@ import random
 import statistics
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from arena import schedule  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
-from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
-from sample_bots import HeuristicBot  # noqa: E402
 
 # The adaptive scheduler's constants (arena/tournament.py): a round's games and the uncertainty bonus's weight.
 from arena.tournament import ADAPTIVE_ROUND_GAMES, UNCERTAINTY_WEIGHT  # noqa: E402
+from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
+from sample_bots import HeuristicBot  # noqa: E402
 
 RATES = (0.0, 0.2, 0.4, 0.6, 0.8)
 CHECK_EVERY = 20  # games between checkpoints of the order

@@ -251,7 +251,8 @@ def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn
     _fail(f"no rated games yet {what}; pools with games in {db}: {_pool_list(pools)}")
 
 
-def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False) -> None:
+def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, as_of: int | None = None,
+                 after: str = "") -> None:
     """The ranked table of ``pool`` (a key): compact (fits 80 columns) or ``wide`` (every column).
 
     In a terminal rich takes its width (or ``COLUMNS``); into a pipe or a file it is ``COLUMNS`` if set, else 80
@@ -265,12 +266,12 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False) 
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
-    t = Table(title=f"{label}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
+    t = Table(title=f"{label}{after}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
               caption=None if wide else "faults = timeouts + illegal + crashes + fallbacks (--wide)")
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
-    for r in table(st, pool, all_versions=all_versions):
+    for r in table(st, pool, all_versions=all_versions, as_of=as_of):
         t.add_row(*(c.cell(r) for c in columns))
     con = Console(highlight=False)
     if not con.is_terminal:
@@ -291,6 +292,10 @@ def arena_table(
     json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: \\[rows]}.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a pool column.")] = False,
     wide: WideOption = False,
+    as_of: Annotated[int | None, typer.Option("--as-of", min=1, metavar="N", help="The table as it stood after the "
+                                              "first N planned games of a run (games are rated in plan order).")] = None,
+    run: Annotated[int | None, typer.Option("--run", metavar="ID", help="With --as-of: the run (default: each "
+                                            "pool's newest).")] = None,
     db: DbOption = Path("arena.db"),
 ) -> None:
     """The ranked table of every pool (or one), at any time, even while a run is going.
@@ -309,14 +314,15 @@ def arena_table(
     if not pools:
         _no_pool(st, db, ruleset, players)
     labels = {p.key: p.label(stored) for p in pools}
+    cuts, afters = _as_of(st, labels, as_of, run) if as_of else ({}, {})
     if json_out:
-        typer.echo(json.dumps({labels[k]: [r.to_dict() for r in table(st, k, all_versions=all_versions)]
+        typer.echo(json.dumps({labels[k]: [r.to_dict() for r in table(st, k, all_versions=all_versions, as_of=cuts.get(k))]
                                for k in labels}))
     elif csv_out:
         buf = io.StringIO()
         w = None
         for k, label in labels.items():
-            for r in table(st, k, all_versions=all_versions):
+            for r in table(st, k, all_versions=all_versions, as_of=cuts.get(k)):
                 d = {"pool": label} | r.to_dict()
                 if w is None:
                     w = csv.DictWriter(buf, fieldnames=list(d))
@@ -325,7 +331,29 @@ def arena_table(
         typer.echo(buf.getvalue().rstrip("\n"))
     else:
         for k in labels:
-            _print_table(st, k, wide, all_versions)
+            _print_table(st, k, wide, all_versions, cuts.get(k), afters.get(k, ""))
+
+
+def _as_of(st, labels: dict[str, str], games: int, run: int | None) -> tuple[dict[str, int], dict[str, str]]:
+    """For ``table --as-of``: per pool, where its rating history stood after the first ``games`` planned games of
+    ``run`` (or of the pool's newest run), and the title's note; exits 2 for a run or a count that does not fit."""
+    cuts, afters = {}, {}
+    for k, label in labels.items():
+        runs = st.pool_runs(k)
+        r = run if run is not None else max(runs, default=None)
+        if r not in runs:
+            _fail(f"--as-of: {'no run' if r is None else f'run {r} has no games'} in pool {label}"
+                  f"{'; its runs: ' + ', '.join(map(str, runs)) if runs else ''}")
+        planned = st.planned_count(r)
+        if games > planned:
+            _fail(f"--as-of {games}: run {r} has {planned} planned games; give N from 1 to {planned}")
+        rated = st.rated_count(r, games)
+        if rated < games:
+            typer.echo(f"note: {rated} of the first {games} planned games of run {r} are rated (the others are not "
+                       "played yet, or wait for an earlier game)", err=True)
+        cuts[k] = st.as_of(r, games) or 0
+        afters[k] = f" after the first {games} games of run {r}"
+    return cuts, afters
 
 
 @app.command("games")

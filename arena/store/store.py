@@ -493,6 +493,22 @@ class Store:
                                "ORDER BY game_id", (pool, bot, version))
         return [(gid, Rating(mu, sigma)) for gid, mu, sigma in rows]
 
+    def as_of(self, run_id: int, games: int) -> int | None:
+        """Where the rating history stood once the first ``games`` planned games of run ``run_id`` were rated (games
+        are rated in plan order): :meth:`totals`'s ``as_of``. None when none of them is rated yet."""
+        return self.db.execute("SELECT MAX(h.rowid) FROM rating_history h JOIN games g ON g.id = h.game_id "
+                               "WHERE g.run_id = ? AND g.idx < ?", (run_id, games)).fetchone()[0]
+
+    def rated_count(self, run_id: int, games: int) -> int:
+        """How many of the first ``games`` planned games of run ``run_id`` are rated."""
+        return self.db.execute("SELECT COUNT(*) FROM games g WHERE g.run_id = ? AND g.idx < ? AND EXISTS "
+                               "(SELECT 1 FROM rating_history h WHERE h.game_id = g.id)", (run_id, games)).fetchone()[0]
+
+    def pool_runs(self, pool: str) -> list[int]:
+        """The runs with games in ``pool``, oldest first."""
+        return [r[0] for r in self.db.execute("SELECT DISTINCT run_id FROM games WHERE pool = ? AND run_id IS NOT NULL "
+                                              "ORDER BY run_id", (pool,))]
+
     def _games(self, where: str, args: Iterable) -> list[StoredGame]:
         games = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games {where}", tuple(args)).fetchall()
         if not games:
@@ -550,16 +566,27 @@ class Store:
         """The id of ``pool``'s newest game (0 for none)."""
         return self.db.execute("SELECT COALESCE(MAX(id), 0) FROM games WHERE pool = ?", (pool,)).fetchone()[0]
 
-    def totals(self, pool: str) -> list[BotTotals]:
+    def totals(self, pool: str, as_of: int | None = None) -> list[BotTotals]:
         """Per rated version of a bot in ``pool`` with games there: its rating and its aggregates over its games
         (see :mod:`arena.stats` for what each means). Latency: the median of the seats' per-game p50s and
-        the 99th percentile (the value at index int(0.99 n) of the sorted n) of their per-game p99s."""
+        the 99th percentile (the value at index int(0.99 n) of the sorted n) of their per-game p99s.
+
+        ``as_of`` (from :meth:`as_of`): the ratings as they stood at that point of the rating history, and the
+        aggregates over the games rated by then (the crashes are all the pool's)."""
         rows = self.db.execute("""
-            WITH per_game AS (                -- a bot's seats in one game: one result
+            WITH counted AS (                 -- the games the table counts: all, or those rated by as_of
+                SELECT id FROM games WHERE pool = :pool AND (:as_of IS NULL OR id IN (
+                    SELECT game_id FROM rating_history WHERE pool = :pool AND rowid <= :as_of))),
+            rated AS (                        -- the ratings: current, or each version's last update by as_of
+                SELECT pool, bot, version, mu, sigma FROM ratings WHERE pool = :pool AND :as_of IS NULL
+                UNION ALL
+                SELECT pool, bot, version, mu, sigma FROM rating_history WHERE rowid IN (
+                    SELECT MAX(rowid) FROM rating_history WHERE pool = :pool AND rowid <= :as_of GROUP BY bot, version)),
+            per_game AS (                     -- a bot's seats in one game: one result
                 SELECT s.bot, s.version, MAX(s.won) AS won, g.status = 'completed' AS completed,
                        SUM(s.score) * 1.0 / COUNT(*) AS points
                 FROM game_seats s JOIN games g ON g.id = s.game_id
-                WHERE s.pool = :pool GROUP BY s.game_id, s.bot, s.version),
+                WHERE s.pool = :pool AND s.game_id IN counted GROUP BY s.game_id, s.bot, s.version),
             games_of AS (
                 SELECT bot, version, COUNT(*) AS games, SUM(won) AS wins, SUM(completed) AS completed,
                        TOTAL(CASE WHEN completed THEN points END) AS points
@@ -569,13 +596,13 @@ class Store:
             seats_of AS (
                 SELECT bot, version, SUM(contracts_bid) AS bid, SUM(contracts_made) AS made, SUM(timeout) AS timeouts,
                        SUM(illegal + malformed) AS illegal, SUM(disconnect) AS disconnects, SUM(fallbacks) AS fallbacks
-                FROM game_seats WHERE pool = :pool GROUP BY bot, version),
+                FROM game_seats WHERE pool = :pool AND game_id IN counted GROUP BY bot, version),
             latencies AS (
                 SELECT bot, version, latency_p50_ms AS p50, latency_p99_ms AS p99,
                        ROW_NUMBER() OVER (PARTITION BY bot, version ORDER BY latency_p50_ms) AS r50,
                        ROW_NUMBER() OVER (PARTITION BY bot, version ORDER BY latency_p99_ms) AS r99,
                        COUNT(*) OVER (PARTITION BY bot, version) AS n
-                FROM game_seats WHERE pool = :pool AND latency_p50_ms IS NOT NULL),
+                FROM game_seats WHERE pool = :pool AND latency_p50_ms IS NOT NULL AND game_id IN counted),
             latency_of AS (
                 SELECT bot, version,
                        (MIN(CASE WHEN r50 IN ((n + 1) / 2, (n + 2) / 2) THEN p50 END)
@@ -584,7 +611,7 @@ class Store:
                 FROM latencies GROUP BY bot, version)
             SELECT r.bot, r.version, r.mu, r.sigma, g.games, g.wins, g.completed, g.points, s.bid, s.made, s.timeouts,
                    s.illegal, s.disconnects + COALESCE(c.crashes, 0), s.fallbacks, l.p50, l.p99
-            FROM ratings r JOIN games_of g USING (bot, version) JOIN seats_of s USING (bot, version)
+            FROM rated r JOIN games_of g USING (bot, version) JOIN seats_of s USING (bot, version)
                  LEFT JOIN latency_of l USING (bot, version) LEFT JOIN crashes_of c USING (bot, version)
-            WHERE r.pool = :pool ORDER BY r.bot, r.version""", {"pool": pool})
+            WHERE r.pool = :pool ORDER BY r.bot, r.version""", {"pool": pool, "as_of": as_of})
         return [BotTotals(*r) for r in rows]
