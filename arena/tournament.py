@@ -11,8 +11,9 @@
    :mod:`arena.processes`); remote bots connect by themselves;
 4. keeps ``concurrency`` games in flight (by default from the bots' processes
    and the cores, at most the games to play: :func:`default_concurrency`); each
-   finished game (converted by :mod:`arena.results`) and its TrueSkill update
-   are stored in one transaction as it finishes, and the progress moves;
+   finished game (converted by :mod:`arena.results`) is stored as it finishes,
+   and the progress moves; the stored games get their TrueSkill updates in
+   plan order, each once every game planned before it is stored;
 5. restarts a bot process that dies; the games in flight on it (ended by the
    referee with a disconnect) are replayed from their start on a fresh deck,
    and the crash is stored once (see "Crashes" in docs/arena.md). A game

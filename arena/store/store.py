@@ -5,11 +5,15 @@ Durability rules (the arena may be killed with -9 at any moment):
 - A run's plan (every match and the seats of each of its games) is written
   before any game starts, in one transaction, keyed by the run's config, so
   running the same command again finds and continues the same run.
-- A finished game, its seats, its record and the rating updates it causes are
-  written in one ``BEGIN IMMEDIATE`` transaction that also reads the ratings
-  it updates, and ``games`` has UNIQUE(run_id, idx): a game is counted once or
-  not at all, and two writers never rate from the same stale ratings. Games in
-  flight when the arena dies are simply played again.
+- A finished game, its seats and its record are written in one transaction,
+  and ``games`` has UNIQUE(run_id, idx): a game is counted once or not at
+  all. Games in flight when the arena dies are simply played again.
+- The arena rates a run's games in plan order (:meth:`Store.unrated`,
+  :meth:`Store.rate_game`): each update in one ``BEGIN IMMEDIATE``
+  transaction that reads the ratings it updates and checks that the game is
+  not rated yet, so two writers never rate from the same stale ratings and a
+  game is rated once. (:meth:`Store.record_game` can still store a game with
+  its rating in one transaction.)
 - WAL journal with synchronous=FULL: a committed game survives a crash.
 - Opening a database of an older schema migrates it in place (see
   :mod:`arena.store.migrations`), after a backup copy beside it.
