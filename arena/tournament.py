@@ -40,7 +40,7 @@ from pathlib import Path
 import grpc
 from pepper_proto.v1 import control_pb2, control_pb2_grpc
 
-from . import registry, results, schedule
+from . import deals, registry, results, schedule
 from .config import RunConfig
 from .errors import ArenaError, UsageError
 from .processes import BotProcesses, BotStartError, Crash, RefereeProcess
@@ -168,6 +168,7 @@ class Arena:
         self.versions: dict[str, int] | None = None  # bot -> its version this run plays (None: each bot's newest)
         self._clocks: dict[str, tuple[int | None, int | None]] = {}  # bot -> its own (deadline, bank) from registration
         self._flying: set[int] = set()            # plan indexes of the games in flight (see _rate_in_order)
+        self.deals: list[deals.Deal] | None = None  # --deals: the deal set the matches are dealt from
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -184,6 +185,11 @@ class Arena:
         except ValueError as e:
             raise UsageError(f"--lineup {self.cfg.lineup}: {e} (--bots {','.join(names)}); "
                              "add bots or use --lineup mirrored") from None
+        if self.cfg.deals:
+            try:
+                self.deals = deals.load(self.cfg.deals, self.rs, self.players)
+            except deals.DealSetError as e:
+                raise UsageError(str(e)) from None
         return [registered[n] for n in dict.fromkeys(names)]
 
     async def run(self) -> tuple[int, Progress]:
@@ -192,9 +198,11 @@ class Arena:
         self.versions = {b.name: b.version for b in bots}
         self._clocks = {b.name: (b.deadline_ms, b.time_bank_ms) for b in bots if (b.deadline_ms, b.time_bank_ms) != (None, None)}
         key = self.cfg.run_key(names)
+        if self.deals:  # the deals themselves, not the file's name: a changed file is a new run
+            key["deals"] = deals.key(self.deals)
         plan = [] if self.cfg.adaptive else schedule.plan(
             names, self.rs, self.players, self.cfg.games, self.cfg.seed,
-            mode=self.cfg.lineup, duplicate=self.cfg.duplicate)
+            mode=self.cfg.lineup, duplicate=self.cfg.duplicate, deal_seeds=self._deal_seeds())
         run_id, _resumed = self.store.find_or_create_run(key, plan)
         log_dir = Path(self.cfg.log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -437,9 +445,12 @@ class Arena:
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
         more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
-                             lineup_order=order, played=played)
+                             lineup_order=order, played=played, deal_seeds=self._deal_seeds())
         self.store.append_plan(run_id, more)
         return matches
+
+    def _deal_seeds(self) -> list[int | None] | None:
+        return [d.seed for d in self.deals] if self.deals else None
 
     def lineup_score(self, ratings: dict, seats: list[str]) -> float:
         """Match quality (evenly matched: informative) plus a bonus for the bots' uncertainty."""
@@ -464,13 +475,17 @@ class Arena:
                                         play_forced=cfg.play_forced)
         errors: list[BaseException] = []
 
-        async def one(idx, seed, seats):
+        async def one(idx, seed, seats, match):
             try:
                 played, attempt = seed, 0
                 controls = self._time_controls(seats)
+                given = deals.for_match(self.deals, match)
                 while True:
+                    # A replay is dealt a fresh deck: the deal set's decks too give way to the replay's seed.
+                    decks = [control_pb2.Deck(cards=d) for d in given.decks] if given and not attempt else []
                     req = control_pb2.CreateGameRequest(**self.ruleset_source, players=self.players, seats=seats,
-                                                        seed=played, policy=policy, seat_time_controls=controls)
+                                                        seed=played, policy=policy, seat_time_controls=controls,
+                                                        decks=decks)
                     game_id = await self._create(stub, md, req, seats)
                     created = time.monotonic()
                     res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
@@ -538,7 +553,7 @@ class Arena:
                     self._flying.add(g.idx)
                     progress.in_flight += 1
                     progress.most_in_flight = max(progress.most_in_flight, progress.in_flight)
-                    t = asyncio.create_task(one(g.idx, g.seed, g.seats))
+                    t = asyncio.create_task(one(g.idx, g.seed, g.seats, g.match))
                     tasks.add(t)
                     t.add_done_callback(tasks.discard)
             if errors:  # the run ends: games in flight are played again when it resumes

@@ -53,6 +53,9 @@ def arena_run(
     play_forced: Annotated[bool, typer.Option("--play-forced/--ask-forced",
                                               help="Forced moves (one legal action) are played without asking the bot.")] = True,
     tau: Annotated[float, typer.Option(min=0.0, help="TrueSkill dynamics (skill drift per game); 0 suits fixed bots.")] = 0.0,
+    deals: Annotated[Path | None, typer.Option("--deals", metavar="FILE", help="Deal the matches from this deal set "
+                                               "(one deal per line: seed N and/or decks; see `pepper arena deals "
+                                               "export`).")] = None,
     log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
     db: DbOption = Path("arena.db"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or progress lines.")] = False,
@@ -84,6 +87,7 @@ def arena_run(
                     concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,
                     time_bank_ms=time_bank_ms, listen=listen,
                     db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced)
+    cfg.deals = str(deals) if deals else None
     try:
         rs = cfg.ruleset_obj()
         cfg.resolved_players()
@@ -440,3 +444,35 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
     # Ended early (a forfeit, or aborted by the referee): say how, from what the arena stored.
     typer.echo(ended_early_line(game, g.status, [s.status for s in g.seats], g.bots,
                                 [s.faults._asdict() for s in g.seats], g.winners, g.scores))
+
+
+# ------------------------------------------------------------------ deal sets
+deals_app = typer.Typer(no_args_is_help=True, help="Deal sets: the decks a run plays (`pepper arena run --deals FILE`).")
+app.add_typer(deals_app, name="deals")
+
+
+@deals_app.command("export")
+def deals_export(
+    run: Annotated[int, typer.Argument(metavar="RUN", help="The run's id (`pepper arena games` shows each game's run).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write it ('-': stdout).")],
+    db: DbOption = Path("arena.db"),
+) -> None:
+    """Write the deals a run played (one line per match, in plan order) as a deal set that `pepper arena run
+    --deals FILE` plays again, so that two tournaments can be compared on the same deals."""
+    from arena.deals import DealSetError, export_run
+
+    st = _open_existing(db)
+    try:
+        text = export_run(st, run)
+    except DealSetError as e:
+        _fail(str(e))
+    finally:
+        st.close()
+    if str(output) == "-":
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as e:
+        _fail(f"cannot write {output}: {e}", 1)
+    typer.echo(f"{output}: {text.count(chr(10)) - 1} deals of run {run}")

@@ -358,6 +358,11 @@ class Store:
             self._insert_plan(cur.lastrowid, 0, plan)
             return cur.lastrowid, False
 
+    def run_config(self, run_id: int) -> dict | None:
+        """The settings a run was created with (its key), or None for no such run."""
+        row = self.db.execute("SELECT config_json FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
     def _insert_plan(self, run_id: int, start: int, plan: Plan) -> None:
         self.db.executemany(
             "INSERT INTO planned_games (run_id, idx, match, ruleset, players, seed, seats_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
