@@ -432,11 +432,13 @@ class Arena:
         stand: the round's matches are shared among the line-ups in proportion to their score, TrueSkill
         match quality plus an uncertainty bonus. Returns the matches planned."""
         names = [n for n in names if n not in self._withdrawn]
-        ratings = self.store.ratings(self.pool, self.versions)
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
         planned = self.store.planned_count(run_id)
+        # On the ratings after the rounds before the one in flight, whatever has finished meanwhile: the same
+        # command and seed plan the same rounds (_play waits for those rounds' games first).
+        ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
         matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
         order = schedule.apportion(ups, [self.lineup_score(ratings, u) for u in ups], matches)
@@ -448,6 +450,13 @@ class Arena:
                              lineup_order=order, played=played, deal_seeds=self._deal_seeds())
         self.store.append_plan(run_id, more)
         return matches
+
+    def _adaptive_basis(self, run_id: int) -> int:
+        """The planned games before the adaptive round in flight: the next round is chosen on their ratings."""
+        mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
+        per_match = len(schedule.rotations(schedule.lineups(self._entrants or self.cfg.bots or [], self.rs, self.players,
+                                                            self.cfg.lineup)[0], mirrored)) if self.cfg.duplicate else 1
+        return max(0, self.store.planned_count(run_id) - max(1, ADAPTIVE_ROUND_GAMES // per_match) * per_match)
 
     def _deal_seeds(self) -> list[int | None] | None:
         return [d.seed for d in self.deals] if self.deals else None
@@ -536,6 +545,11 @@ class Arena:
                     while progress.in_flight > low_water and not errors:
                         finished.clear()
                         await finished.wait()
+                    basis = self._adaptive_basis(run_id)
+                    while any(i < basis for i in self._flying) and not errors:  # the rounds the next is chosen on
+                        finished.clear()
+                        await finished.wait()
+                    self._rate_in_order(run_id)
                     if not errors:
                         self._next_adaptive(names, run_id)
                     continue

@@ -154,7 +154,7 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         ratings.update(rater.rate(ratings, entries(rs, seats), ranks))
         played += 1
         if checkpoints and played % CHECK_EVERY == 0:
-            order = sorted(ratings, key=lambda b: -ratings[b].mu)
+            order = sorted(ratings, key=lambda b: -ratings[b].conservative)  # the table's order
             marks.append((played, order == want))
 
     if mode != "adaptive":

@@ -513,6 +513,28 @@ class Store:
         return self.db.execute("SELECT COUNT(*) FROM games g WHERE g.run_id = ? AND g.idx < ? AND EXISTS "
                                "(SELECT 1 FROM rating_history h WHERE h.game_id = g.id)", (run_id, games)).fetchone()[0]
 
+    def ratings_after(self, pool: str, run_id: int, games: int,
+                      versions: Mapping[str, int] | None = None) -> dict[str, Rating]:
+        """The ratings in ``pool`` of the given versions (or each bot's newest rated one) as they stood once the
+        first ``games`` planned games of run ``run_id`` were rated (before any: before the run's first update); a
+        version with no history in the pool has its stored rating (a pool seeded by :meth:`set_ratings`)."""
+        if versions is None:
+            versions = dict(self.db.execute("SELECT bot, MAX(version) FROM ratings WHERE pool = ? GROUP BY bot", (pool,)))
+        cut = self.as_of(run_id, games) if games else None
+        if cut is None:
+            first = self.db.execute("SELECT MIN(h.rowid) FROM rating_history h JOIN games g ON g.id = h.game_id "
+                                    "WHERE g.run_id = ?", (run_id,)).fetchone()[0]
+            if first is None:
+                return self.ratings(pool, versions)
+            cut = first - 1
+        out = {b: r for b, r in self.ratings(pool, versions).items()
+               if not self.db.execute("SELECT 1 FROM rating_history WHERE pool = ? AND bot = ? AND version = ?",
+                                      (pool, b, versions.get(b))).fetchone()}
+        rows = self.db.execute("SELECT bot, version, mu, sigma FROM rating_history WHERE rowid IN (SELECT MAX(rowid) "
+                               "FROM rating_history WHERE pool = ? AND rowid <= ? GROUP BY bot, version)", (pool, cut))
+        out |= {b: Rating(mu, sigma) for b, v, mu, sigma in rows if versions.get(b) == v}
+        return out
+
     def pool_runs(self, pool: str) -> list[int]:
         """The runs with games in ``pool``, oldest first."""
         return [r[0] for r in self.db.execute("SELECT DISTINCT run_id FROM games WHERE pool = ? AND run_id IS NOT NULL "

@@ -27,15 +27,15 @@ def pepper(db: Path, *args: str) -> subprocess.CompletedProcess:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(db: Path, concurrency: str) -> None:
+def run(db: Path, concurrency: str, *more: str) -> None:
     """A mixed run of three deterministic bots (heuristic under three names: the random and montecarlo sample bots
     draw from one generator across every game a process plays, so their play depends on the order of the games)."""
     (db.parent / "short.toml").write_text(SHORT)
     for name in ("h2", "h3"):
         out = pepper(db, "bot", "register", name, "--command", "{python} -m sample_bots heuristic", "--cwd", str(ROOT))
         assert out.returncode == 0, out.stdout + out.stderr
-    out = pepper(db, "arena", "run", "--ruleset", "short.toml", "--bots", "heuristic,h2,h3", "--lineup", "mixed",
-                 "--games", "24", "--seed", "11", "--concurrency", concurrency, "--quiet")
+    out = pepper(db, "arena", "run", "--ruleset", "short.toml", "--bots", "heuristic,h2,h3", "--games", "24", "--seed",
+                 "11", "--concurrency", concurrency, "--quiet", *(more or ("--lineup", "mixed")))
     assert out.returncode == 0, out.stdout + out.stderr
 
 
@@ -82,3 +82,21 @@ def test_as_of_shows_the_table_after_the_first_n_planned_games_and_a_rerun_gives
                       (["--as-of", "3", "--run", "2"], "run 2 has no games in pool iowa-short/4p; its runs: 1")):
         out = pepper(one, "arena", "table", *bad)
         assert out.returncode == 2 and says in " ".join(out.stderr.split()), out.stderr
+
+
+def test_an_adaptive_run_plans_the_same_rounds_whatever_order_its_games_finish_in(tmp_path):
+    """Each round is chosen on the ratings after the rounds before the one in flight, not on whatever has finished
+    when it is planned: three rounds (the third chosen on the first's ratings), at concurrency 72 and 1."""
+    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
+    one, two = tmp_path / "one" / "arena.db", tmp_path / "two" / "arena.db"
+    run(one, "72", "--adaptive", "--games", "72")
+    run(two, "1", "--adaptive", "--games", "72")
+    plans = []
+    for db in (one, two):
+        st = Store(db, read_only=True)
+        try:
+            plans.append([(g.seed, g.seats) for g in st.planned(1)])
+        finally:
+            st.close()
+    assert len(plans[0]) == 72 and plans[0] == plans[1]
+    assert table(one) == table(two)
