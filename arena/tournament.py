@@ -168,6 +168,7 @@ class Arena:
         self.versions: dict[str, int] | None = None  # bot -> its version this run plays (None: each bot's newest)
         self._clocks: dict[str, tuple[int | None, int | None]] = {}  # bot -> its own (deadline, bank) from registration
         self._flying: set[int] = set()            # plan indexes of the games in flight (see _rate_in_order)
+        self._rated_below = 0                      # every planned game below this index is rated
         self.deals: list[deals.Deal] | None = None  # --deals: the deal set the matches are dealt from
 
     def check(self) -> list[Bot]:
@@ -644,10 +645,12 @@ class Arena:
         """Rate the run's stored games in plan order, each once every game planned before it is stored (or every
         stored one, ``past_gaps``: at the end of a session, past the games a withdrawn bot left unplayed), so that
         the same command and seed give the same ratings whatever order the games finished in."""
-        for g in self.store.unrated(run_id, past_gaps=past_gaps):
+        for g in self.store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below):
             seats = [s.bot for s in sorted(g.seats, key=lambda s: s.seat)]
             entries, ranks = results.entries(self.table, seats), results.stored_ranks(g.seats, self.table)
             self.store.rate_game(g, lambda current, e=entries, r=ranks: self.rater.rate(current, e, r))
+            if not past_gaps:  # rated without a gap: every game before the next one is rated
+                self._rated_below = g.idx + 1
 
 
 def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress]:

@@ -45,7 +45,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path[0] = str(Path(__file__).resolve().parent.parent)
+# Run as `python bench/ranking.py`: put the project root first, so that the package `referee` wins over this
+# folder's bench/referee.py (imported by a test, the path is left alone).
+if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from arena import schedule  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
@@ -182,7 +185,7 @@ _COST: dict = {}
 # ----------------------------------------------------------------------------- measurements
 def scale(a) -> dict:
     rs = dataclasses.replace(get_ruleset("iowa"), deal_cap=a.deal_cap)
-    rates = ladder()
+    rates = ladder(a.rates)
     out = {}
     print(f"iowa cut to {a.deal_cap} deals, ladder {', '.join(rates)}, {a.games} games, seeds 1..{a.seeds}")
     print(f"{'lineup':9} {'model':10} {'seed':>4} {'mean mu':>8} {'lowest':>7} {'highest':>8} {'spread':>7}  order right")
@@ -211,7 +214,7 @@ def games_to_right(marks_by_seed: list[list[tuple[int, bool]]], share: float = 0
 
 def ranking(a) -> dict:
     rs = dataclasses.replace(get_ruleset("iowa"), deal_cap=a.deal_cap)
-    rates = ladder()
+    rates = ladder(a.rates)
     rater = Rater()
     res = {}
     print(f"iowa cut to {a.deal_cap} deals, ladder {', '.join(rates)}, {a.seeds} seeds, up to {a.max_games} games")
@@ -239,7 +242,7 @@ def ranking(a) -> dict:
 
 def verify(a) -> dict:
     rs = dataclasses.replace(get_ruleset("iowa"), deal_cap=a.deal_cap)
-    rates = ladder()
+    rates = ladder(a.rates)
     r, _, _ = run("mirrored", rates, rs, a.games, 1, Rater())
     order = sorted(r, key=lambda b: -r[b].mu)
     for b in order:
@@ -256,6 +259,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-games", type=int, default=1500)
     ap.add_argument("--modes", default="mirrored,mixed,adaptive,naive")
     ap.add_argument("--deal-cap", type=int, default=4)
+    ap.add_argument("--rates", type=lambda t: tuple(float(x) for x in t.split(",")), default=RATES,
+                    help="the ladder's rates of random play, comma-separated (default 0,0.2,0.4,0.6,0.8)")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
     a = ap.parse_args(argv)
     if a.what == "verify" and a.games == 800:

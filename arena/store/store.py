@@ -466,14 +466,16 @@ class Store:
     # Rating in plan order (issue 13): the arena stores each game as it finishes, unrated, and rates the stored games
     # in the order of the run's plan, so that the same command and seed give the same table whatever order the games
     # finished in. A game is rated once it and every game planned before it are stored.
-    def unrated(self, run_id: int, *, past_gaps: bool = False) -> list[StoredGame]:
+    def unrated(self, run_id: int, *, past_gaps: bool = False, start: int = 0) -> list[StoredGame]:
         """The run's stored games not rated yet, in plan order: those planned before its first game without a stored
-        result, or every one (``past_gaps``: games left unplayed, a withdrawn bot's, hold up none)."""
+        result, or every one (``past_gaps``: games left unplayed, a withdrawn bot's, hold up none). ``start``: a
+        plan index below which every game is known to be rated (so that a long run's calls stay cheap)."""
         gap = "" if past_gaps else (
             " AND idx < COALESCE((SELECT MIN(p.idx) FROM planned_games p LEFT JOIN games g2 ON g2.run_id = p.run_id "
-            "AND g2.idx = p.idx WHERE p.run_id = ? AND g2.id IS NULL), 1 << 62)")
-        return self._games("WHERE run_id = ? AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = games.id)"
-                           f"{gap} ORDER BY idx", (run_id,) * (1 if past_gaps else 2))
+            "AND g2.idx = p.idx WHERE p.run_id = ? AND p.idx >= ? AND g2.id IS NULL), 1 << 62)")
+        return self._games("WHERE run_id = ? AND idx >= ? AND NOT EXISTS (SELECT 1 FROM rating_history h "
+                           f"WHERE h.game_id = games.id){gap} ORDER BY idx",
+                           (run_id, start) if past_gaps else (run_id, start, run_id, start))
 
     def rate_game(self, game: StoredGame, rate: Callable[[dict[str, Rating]], dict[str, Rating]]) -> bool:
         """Rate a stored game with the ratings ``rate`` derives from the current ratings of the versions that played
