@@ -310,6 +310,8 @@ def arena_table(
 
     if json_out and csv_out:
         _fail("give one of --json or --csv, not both")
+    if run is not None and not as_of:
+        _fail("--run needs --as-of N: the table after the first N planned games of that run")
     if players is not None and not ruleset:
         _fail("--players needs --ruleset: a pool is a ruleset and a player count (e.g. --ruleset iowa --players 4)")
     st = _open_existing(db)

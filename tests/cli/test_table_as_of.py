@@ -79,7 +79,8 @@ def test_as_of_shows_the_table_after_the_first_n_planned_games_and_a_rerun_gives
     text = pepper(one, "arena", "table", "--as-of", "10")
     assert text.returncode == 0 and "iowa-short/4p after the first 10 games of run 1" in text.stdout, text.stdout
     for bad, says in ((["--as-of", "25"], "run 1 has 24 planned games; give N from 1 to 24"),
-                      (["--as-of", "3", "--run", "2"], "run 2 has no games in pool iowa-short/4p; its runs: 1")):
+                      (["--as-of", "3", "--run", "2"], "run 2 has no games in pool iowa-short/4p; its runs: 1"),
+                      (["--run", "1"], "--run needs --as-of N")):
         out = pepper(one, "arena", "table", *bad)
         assert out.returncode == 2 and says in " ".join(out.stderr.split()), out.stderr
 
