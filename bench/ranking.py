@@ -133,7 +133,7 @@ def planned(mode: str, bots: list[str], rs: Ruleset, games: int, seed: int):
 
 
 def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, rater: Rater,
-        checkpoints: bool = False):
+        checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT):
     """Play and rate ``games`` games of ``mode``. Returns (final ratings, [(games, order right?)] at each
     checkpoint, CPU seconds spent playing)."""
     bots = sorted(rates)
@@ -170,7 +170,7 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
     while played < games:
         def score(u):
             sigma = sum(ratings[b].sigma if b in ratings else DEFAULT_SIGMA for b in set(u))
-            return rater.quality(ratings, entries(rs, u)) + UNCERTAINTY_WEIGHT * sigma
+            return rater.quality(ratings, entries(rs, u)) + uncertainty_weight * sigma
         order = schedule.apportion(ups, [score(u) for u in ups], ADAPTIVE_ROUND_GAMES // 2)
         for _, _, _, deck, seats in schedule.plan(bots, rs, 4, len(order) * 2, seed, first_match=match,
                                                   lineup_order=order):
@@ -221,7 +221,8 @@ def ranking(a) -> dict:
     for mode in a.modes.split(","):
         marks, cpus = [], []
         for seed in range(1, a.seeds + 1):
-            _, m, cpu = run(mode, rates, rs, a.max_games, seed, rater, checkpoints=True)
+            _, m, cpu = run(mode, rates, rs, a.max_games, seed, rater, checkpoints=True,
+                            uncertainty_weight=a.uncertainty_weight)
             marks.append(m)
             cpus.append(cpu / max(1, len(m) * CHECK_EVERY))
         g = games_to_right(marks)
@@ -259,6 +260,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-games", type=int, default=1500)
     ap.add_argument("--modes", default="mirrored,mixed,adaptive,naive")
     ap.add_argument("--deal-cap", type=int, default=4)
+    ap.add_argument("--uncertainty-weight", type=float, default=UNCERTAINTY_WEIGHT,
+                    help=f"adaptive: the weight of the line-up's sigmas in its score (the arena's: {UNCERTAINTY_WEIGHT})")
     ap.add_argument("--rates", type=lambda t: tuple(float(x) for x in t.split(",")), default=RATES,
                     help="the ladder's rates of random play, comma-separated (default 0,0.2,0.4,0.6,0.8)")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
