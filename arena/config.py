@@ -33,6 +33,7 @@ class RunConfig:
     bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
     play_forced: bool = True          # forced moves are played by the referee, not asked (GamePolicy.play_forced)
     tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
+    deals: str | None = None          # a deal set file (arena.deals): the decks the matches are dealt
     # How long a bot may lack the connections a game needs before the run ends (it stays resumable): a
     # launched bot is restarted meanwhile; a remote bot's owner may need minutes to restart it.
     bot_down_s: float = 120.0

@@ -94,6 +94,9 @@ class Match(Arena):
         super()._store_result(run_id, idx, seed, seats, res)
         self.status(run_id)
 
+    def _adaptive_basis(self, run_id: int) -> int:
+        return 0  # its rounds are not chosen on ratings: nothing to wait for
+
     def _next_adaptive(self, names: list[str], run_id: int) -> int:
         """Plan the next round: whole blocks of the line-ups of A and B, in turn, on fresh decks."""
         ups = schedule.lineups(names, self.rs, self.players, "mirrored")

@@ -4,9 +4,14 @@ A pool is identified by the ruleset's content, not its name (:class:`Pool`):
 editing a ruleset file without renaming it starts a new pool.
 
 Partnerships are TrueSkill teams: a mirrored team (every seat the same bot)
-is a team of one player, a mixed partnership a team of its distinct bots.
-Rulesets played individually (pepper-30 with 2 or 3 players, five-handed) are
-free-for-all, each seat an entry ranked by final score.
+is a team of one player, a mixed partnership a team of its distinct bots, each
+weighted by the share of the team's seats it fills (TrueSkill's partial-play
+weights). A team's performance is then the mean of its seats' skills, whatever
+its make-up: a bot alone in both seats of a team plays like a mirrored team,
+not like a one-player team against a two-player one (which the sum of skills,
+TrueSkill's unweighted team, made it: every rating of a mixed run drifted
+down). Rulesets played individually (pepper-30 with 2 or 3 players,
+five-handed) are free-for-all, each seat an entry ranked by final score.
 
 A bot may fill several seats of a free-for-all table when there are fewer
 bots than seats. TrueSkill cannot rate one player twice in one match, so each
@@ -121,12 +126,20 @@ class Rater:
     def _r(self, r: Rating) -> trueskill.Rating:
         return self.env.create_rating(r.mu, r.sigma)
 
-    def rate(self, current: dict[str, Rating], entries: list[list[str]], ranks: list[int]) -> dict[str, Rating]:
-        """New ratings of every bot in ``entries`` (each entry: the bots of one team or seat)."""
-        groups = []
+    def _groups(self, current: dict[str, Rating], entries: list[list[str]]) -> tuple[list[dict], dict]:
+        """TrueSkill's rating groups of ``entries`` (a bot once per entry), and each bot's weight in its entry:
+        the share of the entry's seats it fills (1 for a mirrored team or a seat of its own)."""
+        groups, weights = [], {}
         for i, bots in enumerate(entries):
             groups.append({(i, b): self._r(current.get(b, Rating())) for b in dict.fromkeys(bots)})
-        rated = self.env.rate(groups, ranks=ranks)
+            for b in dict.fromkeys(bots):
+                weights[(i, (i, b))] = bots.count(b) / len(bots)
+        return groups, weights
+
+    def rate(self, current: dict[str, Rating], entries: list[list[str]], ranks: list[int]) -> dict[str, Rating]:
+        """New ratings of every bot in ``entries`` (each entry: the bots of one team's seats, or one seat)."""
+        groups, weights = self._groups(current, entries)
+        rated = self.env.rate(groups, ranks=ranks, weights=weights)
         acc: dict[str, list[trueskill.Rating]] = {}
         for g in rated:
             for (_, b), r in g.items():
@@ -135,5 +148,5 @@ class Rater:
 
     def quality(self, current: dict[str, Rating], entries: list[list[str]]) -> float:
         """TrueSkill match quality (draw probability) of a line-up: high means evenly matched."""
-        groups = [{(i, b): self._r(current.get(b, Rating())) for b in dict.fromkeys(bots)} for i, bots in enumerate(entries)]
-        return self.env.quality(groups)
+        groups, weights = self._groups(current, entries)
+        return self.env.quality(groups, weights=weights)

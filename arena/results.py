@@ -4,7 +4,7 @@ the TrueSkill match it stands for."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pepper_proto.v1 import control_pb2, game_pb2
 
@@ -77,3 +77,13 @@ def ranks(res: control_pb2.GameResult, table: Table) -> list[int]:
         return ranks_from_result(team_scores, [i in won for i in range(table.teams)])
     winners = set(res.winning_seats)
     return ranks_from_result([team_scores[table.team_of[s]] for s in range(players)], [s in winners for s in range(players)])
+
+
+def stored_ranks(seats: Sequence[Seat], table: Table) -> list[int]:
+    """The TrueSkill ranks of a stored game's entries, from its seats' rows: the same as :func:`ranks` of its
+    result (a seat's row holds its team's score and whether it won)."""
+    by_seat = sorted(seats, key=lambda s: s.seat)
+    if table.teams < table.players:
+        team = [[s for s in by_seat if table.team_of[s.seat] == t] for t in range(table.teams)]
+        return ranks_from_result([m[0].score for m in team], [any(s.won for s in m) for m in team])
+    return ranks_from_result([s.score for s in by_seat], [s.won for s in by_seat])

@@ -161,12 +161,14 @@ def apportion(items: list, weights: list[float], n: int) -> list:
 
 def plan(bots: list[str], ruleset: str | Ruleset, players: int, games: int, seed: int, *, mode: str = "mirrored",
          duplicate: bool = True, first_match: int = 0, lineup_order: list[list[str]] | None = None,
-         played: Counter | None = None) -> Plan:
+         played: Counter | None = None, deal_seeds: list[int | None] | None = None) -> Plan:
     """At least ``games`` games (whole matches): the round robin's line-ups round after round, each round
     in a balanced order (:func:`balanced_lineups`); or ``lineup_order`` as given, cycled.
 
     ``played``: matches each line-up (by :func:`lineup_key`) already has, so that without duplicate
-    deals an adaptive run's later rounds go on rotating the seats."""
+    deals an adaptive run's later rounds go on rotating the seats. ``deal_seeds``: a deal set's seeds (see
+    :mod:`arena.deals`): match ``m`` is dealt from ``deal_seeds[m % len]``, where that is not None, instead of
+    the run's seed."""
     rs = _ruleset(ruleset)
     order = itertools.cycle(lineup_order) if lineup_order else balanced_lineups(lineups(bots, rs, players, mode), seed)
     mirrored = mode == "mirrored" and is_partnership(rs, players)
@@ -175,7 +177,8 @@ def plan(bots: list[str], ruleset: str | Ruleset, players: int, games: int, seed
     m = first_match
     while len(out) < games:
         seats = next(order)
-        s = match_seed(seed, m)
+        given = deal_seeds[m % len(deal_seeds)] if deal_seeds else None
+        s = match_seed(seed, m) if given is None else given
         rots = rotations(seats, mirrored)
         if not duplicate:
             key = lineup_key(seats, mirrored)

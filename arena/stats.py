@@ -127,9 +127,10 @@ def label(bot: str, version: int, versions: int) -> str:
     return bot if versions <= 1 else f"{bot} v{version}"
 
 
-def table(store: Store, pool: str, *, all_versions: bool = False) -> list[Row]:
-    """The ranked rows of ``pool`` (a key): each bot's newest version with games there, or every version."""
-    totals = store.totals(pool)
+def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | None = None) -> list[Row]:
+    """The ranked rows of ``pool`` (a key): each bot's newest version with games there, or every version;
+    ``as_of``: as they stood at that point of the rating history (:meth:`Store.as_of`)."""
+    totals = store.totals(pool, as_of)
     if not all_versions:
         newest = {t.bot: t.version for t in totals}  # ordered by bot, then version
         totals = [t for t in totals if t.version == newest[t.bot]]

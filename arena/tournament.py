@@ -11,8 +11,9 @@
    :mod:`arena.processes`); remote bots connect by themselves;
 4. keeps ``concurrency`` games in flight (by default from the bots' processes
    and the cores, at most the games to play: :func:`default_concurrency`); each
-   finished game (converted by :mod:`arena.results`) and its TrueSkill update
-   are stored in one transaction as it finishes, and the progress moves;
+   finished game (converted by :mod:`arena.results`) is stored as it finishes,
+   and the progress moves; the stored games get their TrueSkill updates in
+   plan order, each once every game planned before it is stored;
 5. restarts a bot process that dies; the games in flight on it (ended by the
    referee with a disconnect) are replayed from their start on a fresh deck,
    and the crash is stored once (see "Crashes" in docs/arena.md). A game
@@ -39,7 +40,7 @@ from pathlib import Path
 import grpc
 from pepper_proto.v1 import control_pb2, control_pb2_grpc
 
-from . import registry, results, schedule
+from . import deals, registry, results, schedule
 from .config import RunConfig
 from .errors import ArenaError, UsageError
 from .processes import BotProcesses, BotStartError, Crash, RefereeProcess
@@ -166,6 +167,9 @@ class Arena:
         self._withdrawn: dict[str, str] = {}      # bot -> why it was withdrawn from this run
         self.versions: dict[str, int] | None = None  # bot -> its version this run plays (None: each bot's newest)
         self._clocks: dict[str, tuple[int | None, int | None]] = {}  # bot -> its own (deadline, bank) from registration
+        self._flying: set[int] = set()            # plan indexes of the games in flight (see _rate_in_order)
+        self._rated_below = 0                      # every planned game below this index is rated
+        self.deals: list[deals.Deal] | None = None  # --deals: the deal set the matches are dealt from
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -182,6 +186,11 @@ class Arena:
         except ValueError as e:
             raise UsageError(f"--lineup {self.cfg.lineup}: {e} (--bots {','.join(names)}); "
                              "add bots or use --lineup mirrored") from None
+        if self.cfg.deals:
+            try:
+                self.deals = deals.load(self.cfg.deals, self.rs, self.players)
+            except deals.DealSetError as e:
+                raise UsageError(str(e)) from None
         return [registered[n] for n in dict.fromkeys(names)]
 
     async def run(self) -> tuple[int, Progress]:
@@ -190,9 +199,11 @@ class Arena:
         self.versions = {b.name: b.version for b in bots}
         self._clocks = {b.name: (b.deadline_ms, b.time_bank_ms) for b in bots if (b.deadline_ms, b.time_bank_ms) != (None, None)}
         key = self.cfg.run_key(names)
+        if self.deals:  # the deals themselves, not the file's name: a changed file is a new run
+            key["deals"] = deals.key(self.deals)
         plan = [] if self.cfg.adaptive else schedule.plan(
             names, self.rs, self.players, self.cfg.games, self.cfg.seed,
-            mode=self.cfg.lineup, duplicate=self.cfg.duplicate)
+            mode=self.cfg.lineup, duplicate=self.cfg.duplicate, deal_seeds=self._deal_seeds())
         run_id, _resumed = self.store.find_or_create_run(key, plan)
         log_dir = Path(self.cfg.log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -422,11 +433,13 @@ class Arena:
         stand: the round's matches are shared among the line-ups in proportion to their score, TrueSkill
         match quality plus an uncertainty bonus. Returns the matches planned."""
         names = [n for n in names if n not in self._withdrawn]
-        ratings = self.store.ratings(self.pool, self.versions)
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
         planned = self.store.planned_count(run_id)
+        # On the ratings after the rounds before the one in flight, whatever has finished meanwhile: the same
+        # command and seed plan the same rounds (_play waits for those rounds' games first).
+        ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
         matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
         order = schedule.apportion(ups, [self.lineup_score(ratings, u) for u in ups], matches)
@@ -435,9 +448,19 @@ class Arena:
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
         more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
-                             lineup_order=order, played=played)
+                             lineup_order=order, played=played, deal_seeds=self._deal_seeds())
         self.store.append_plan(run_id, more)
         return matches
+
+    def _adaptive_basis(self, run_id: int) -> int:
+        """The planned games before the adaptive round in flight: the next round is chosen on their ratings."""
+        mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
+        per_match = len(schedule.rotations(schedule.lineups(self._entrants or self.cfg.bots or [], self.rs, self.players,
+                                                            self.cfg.lineup)[0], mirrored)) if self.cfg.duplicate else 1
+        return max(0, self.store.planned_count(run_id) - max(1, ADAPTIVE_ROUND_GAMES // per_match) * per_match)
+
+    def _deal_seeds(self) -> list[int | None] | None:
+        return [d.seed for d in self.deals] if self.deals else None
 
     def decided(self, run_id: int) -> bool:
         """Whether an adaptive run has seen enough before its planned games run out (arena.match: its SPRT)."""
@@ -459,19 +482,24 @@ class Arena:
             sum(p.slots for p in procs) + len(self._remote))
         progress = Progress(total=total, done=done, resumed=done, faults=self.store.run_faults(run_id),
                             concurrency=concurrency)
+        self._rate_in_order(run_id)  # games a killed session stored and did not get to rate
         sem = asyncio.Semaphore(concurrency)
         finished = asyncio.Event()
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,
                                         play_forced=cfg.play_forced)
         errors: list[BaseException] = []
 
-        async def one(idx, seed, seats):
+        async def one(idx, seed, seats, match):
             try:
                 played, attempt = seed, 0
                 controls = self._time_controls(seats)
+                given = deals.for_match(self.deals, match)
                 while True:
+                    # A replay is dealt a fresh deck: the deal set's decks too give way to the replay's seed.
+                    decks = [control_pb2.Deck(cards=d) for d in given.decks] if given and not attempt else []
                     req = control_pb2.CreateGameRequest(**self.ruleset_source, players=self.players, seats=seats,
-                                                        seed=played, policy=policy, seat_time_controls=controls)
+                                                        seed=played, policy=policy, seat_time_controls=controls,
+                                                        decks=decks)
                     game_id = await self._create(stub, md, req, seats)
                     created = time.monotonic()
                     res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
@@ -487,7 +515,7 @@ class Arena:
                 progress.done += 1
                 progress.faults += sum(f.illegal + f.malformed + f.timeout + f.disconnect for f in (s.faults for s in res.seats))
             except Withdrawn:  # a bot of the game was withdrawn: the game is not played
-                pass
+                self._flying.discard(idx)
             except Exception as e:  # noqa: BLE001 - ends the run, after the loop
                 errors.append(e)
             finally:
@@ -522,6 +550,11 @@ class Arena:
                     while progress.in_flight > low_water and not errors:
                         finished.clear()
                         await finished.wait()
+                    basis = self._adaptive_basis(run_id)
+                    while any(i < basis for i in self._flying) and not errors:  # the rounds the next is chosen on
+                        finished.clear()
+                        await finished.wait()
+                    self._rate_in_order(run_id)
                     if not errors:
                         self._next_adaptive(names, run_id)
                     continue
@@ -536,9 +569,10 @@ class Arena:
                     for p in list(self._procs.values()):
                         self._tend(p)
                     started.add(g.idx)
+                    self._flying.add(g.idx)
                     progress.in_flight += 1
                     progress.most_in_flight = max(progress.most_in_flight, progress.in_flight)
-                    t = asyncio.create_task(one(g.idx, g.seed, g.seats))
+                    t = asyncio.create_task(one(g.idx, g.seed, g.seats, g.match))
                     tasks.add(t)
                     t.add_done_callback(tasks.discard)
             if errors:  # the run ends: games in flight are played again when it resumes
@@ -554,6 +588,7 @@ class Arena:
             if isinstance(e, grpc.aio.AioRpcError):
                 raise ArenaError(f"referee error: {e.code().name}: {e.details()}; run the same command again to resume")
             raise e
+        self._rate_in_order(run_id, past_gaps=True)
         for p in procs:
             p.notice_crashes()
         self._record_crashes(run_id, procs, settled=False)
@@ -605,8 +640,21 @@ class Arena:
     def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
         game = results.new_game(res, self.table, run_id=run_id, idx=idx, pool=self.pool, ruleset=self.rs.name,
                                 seed=seed, seats=seats, versions=self.versions)
-        entries, ranks = results.entries(self.table, seats), results.ranks(res, self.table)
-        self.store.record_game(game, lambda current: self.rater.rate(current, entries, ranks))
+        self.store.record_game(game, lambda current: {})  # rated in plan order: _rate_in_order
+        self._flying.discard(idx)
+        if idx < min(self._flying, default=idx + 1):  # the oldest game in flight came back: later ones may be ready
+            self._rate_in_order(run_id)
+
+    def _rate_in_order(self, run_id: int, *, past_gaps: bool = False) -> None:
+        """Rate the run's stored games in plan order, each once every game planned before it is stored (or every
+        stored one, ``past_gaps``: at the end of a session, past the games a withdrawn bot left unplayed), so that
+        the same command and seed give the same ratings whatever order the games finished in."""
+        for g in self.store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below):
+            seats = [s.bot for s in sorted(g.seats, key=lambda s: s.seat)]
+            entries, ranks = results.entries(self.table, seats), results.stored_ranks(g.seats, self.table)
+            self.store.rate_game(g, lambda current, e=entries, r=ranks: self.rater.rate(current, e, r))
+            if not past_gaps:  # rated without a gap: every game before the next one is rated
+                self._rated_below = g.idx + 1
 
 
 def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress]:

@@ -53,6 +53,9 @@ def arena_run(
     play_forced: Annotated[bool, typer.Option("--play-forced/--ask-forced",
                                               help="Forced moves (one legal action) are played without asking the bot.")] = True,
     tau: Annotated[float, typer.Option(min=0.0, help="TrueSkill dynamics (skill drift per game); 0 suits fixed bots.")] = 0.0,
+    deals: Annotated[Path | None, typer.Option("--deals", metavar="FILE", help="Deal the matches from this deal set "
+                                               "(one deal per line: seed N and/or decks; see `pepper arena deals "
+                                               "export`).")] = None,
     log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
     db: DbOption = Path("arena.db"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or progress lines.")] = False,
@@ -84,6 +87,7 @@ def arena_run(
                     concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,
                     time_bank_ms=time_bank_ms, listen=listen,
                     db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced)
+    cfg.deals = str(deals) if deals else None
     try:
         rs = cfg.ruleset_obj()
         cfg.resolved_players()
@@ -339,7 +343,8 @@ def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn
     _fail(f"no rated games yet {what}; pools with games in {db}: {_pool_list(pools)}")
 
 
-def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, cross: bool = False) -> None:
+def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, cross: bool = False,
+                 as_of: int | None = None, after: str = "") -> None:
     """The ranked table of ``pool`` (a key): compact (fits 80 columns) or ``wide`` (every column).
 
     In a terminal rich takes its width (or ``COLUMNS``); into a pipe or a file it is ``COLUMNS`` if set, else 80
@@ -352,13 +357,13 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, 
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
-    t = Table(title=f"{label}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
+    t = Table(title=f"{label}{after}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
               caption=("vs next: P(better than the next bot); ~ not significant (95%)" if wide else
                        "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION))
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
-    rows = table(st, pool, all_versions=all_versions)
+    rows = table(st, pool, all_versions=all_versions, as_of=as_of)
     for r in rows:
         t.add_row(*(c.cell(r) for c in columns))
     _console(t, wide).print(t)
@@ -433,6 +438,10 @@ def arena_table(
     cross: Annotated[bool, typer.Option("--cross", help="Also the head-to-head statistics of every pair over their "
                                         "duplicate blocks (with --json: {pool: {table, head_to_head, blocks}}).")] = False,
     wide: WideOption = False,
+    as_of: Annotated[int | None, typer.Option("--as-of", min=1, metavar="N", help="The table as it stood after the "
+                                              "first N planned games of a run (games are rated in plan order).")] = None,
+    run: Annotated[int | None, typer.Option("--run", metavar="ID", help="With --as-of: the run (default: each "
+                                            "pool's newest).")] = None,
     db: DbOption = Path("arena.db"),
 ) -> None:
     """The ranked table of every pool (or one), at any time, even while a run is going.
@@ -443,6 +452,8 @@ def arena_table(
 
     if json_out and csv_out:
         _fail("give one of --json or --csv, not both")
+    if run is not None and not as_of:
+        _fail("--run needs --as-of N: the table after the first N planned games of that run")
     if cross and csv_out:
         _fail("--cross has no CSV form: use --cross --json")
     if players is not None and not ruleset:
@@ -453,12 +464,13 @@ def arena_table(
     if not pools:
         _no_pool(st, db, ruleset, players)
     labels = {p.key: p.label(stored) for p in pools}
+    cuts, afters = _as_of(st, labels, as_of, run) if as_of else ({}, {})
     if json_out:
         from arena.stats import cross_table
 
         out = {}
         for k in labels:
-            rows = table(st, k, all_versions=all_versions)
+            rows = table(st, k, all_versions=all_versions, as_of=cuts.get(k))
             out[labels[k]] = {"table": [r.to_dict() for r in rows]} | cross_table(st, k, rows).to_dict() if cross \
                 else [r.to_dict() for r in rows]
         typer.echo(json.dumps(out))
@@ -466,7 +478,7 @@ def arena_table(
         buf = io.StringIO()
         w = None
         for k, label in labels.items():
-            for r in table(st, k, all_versions=all_versions):
+            for r in table(st, k, all_versions=all_versions, as_of=cuts.get(k)):
                 d = {"pool": label} | r.to_dict()
                 if w is None:
                     w = csv.DictWriter(buf, fieldnames=list(d))
@@ -475,7 +487,29 @@ def arena_table(
         typer.echo(buf.getvalue().rstrip("\n"))
     else:
         for k in labels:
-            _print_table(st, k, wide, all_versions, cross)
+            _print_table(st, k, wide, all_versions, cross, cuts.get(k), afters.get(k, ""))
+
+
+def _as_of(st, labels: dict[str, str], games: int, run: int | None) -> tuple[dict[str, int], dict[str, str]]:
+    """For ``table --as-of``: per pool, where its rating history stood after the first ``games`` planned games of
+    ``run`` (or of the pool's newest run), and the title's note; exits 2 for a run or a count that does not fit."""
+    cuts, afters = {}, {}
+    for k, label in labels.items():
+        runs = st.pool_runs(k)
+        r = run if run is not None else max(runs, default=None)
+        if r not in runs:
+            _fail(f"--as-of: {'no run' if r is None else f'run {r} has no games'} in pool {label}"
+                  f"{'; its runs: ' + ', '.join(map(str, runs)) if runs else ''}")
+        planned = st.planned_count(r)
+        if games > planned:
+            _fail(f"--as-of {games}: run {r} has {planned} planned games; give N from 1 to {planned}")
+        rated = st.rated_count(r, games)
+        if rated < games:
+            typer.echo(f"note: {rated} of the first {games} planned games of run {r} are rated (the others are not "
+                       "played yet, or wait for an earlier game)", err=True)
+        cuts[k] = st.as_of(r, games) or 0
+        afters[k] = f" after the first {games} games of run {r}"
+    return cuts, afters
 
 
 @app.command("games")
@@ -562,3 +596,35 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
     # Ended early (a forfeit, or aborted by the referee): say how, from what the arena stored.
     typer.echo(ended_early_line(game, g.status, [s.status for s in g.seats], g.bots,
                                 [s.faults._asdict() for s in g.seats], g.winners, g.scores))
+
+
+# ------------------------------------------------------------------ deal sets
+deals_app = typer.Typer(no_args_is_help=True, help="Deal sets: the decks a run plays (`pepper arena run --deals FILE`).")
+app.add_typer(deals_app, name="deals")
+
+
+@deals_app.command("export")
+def deals_export(
+    run: Annotated[int, typer.Argument(metavar="RUN", help="The run's id (`pepper arena games` shows each game's run).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write it ('-': stdout).")],
+    db: DbOption = Path("arena.db"),
+) -> None:
+    """Write the deals a run played (one line per match, in plan order) as a deal set that `pepper arena run
+    --deals FILE` plays again, so that two tournaments can be compared on the same deals."""
+    from arena.deals import DealSetError, export_run
+
+    st = _open_existing(db)
+    try:
+        text = export_run(st, run)
+    except DealSetError as e:
+        _fail(str(e))
+    finally:
+        st.close()
+    if str(output) == "-":
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as e:
+        _fail(f"cannot write {output}: {e}", 1)
+    typer.echo(f"{output}: {text.count(chr(10)) - 1} deals of run {run}")

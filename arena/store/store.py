@@ -5,11 +5,15 @@ Durability rules (the arena may be killed with -9 at any moment):
 - A run's plan (every match and the seats of each of its games) is written
   before any game starts, in one transaction, keyed by the run's config, so
   running the same command again finds and continues the same run.
-- A finished game, its seats, its record and the rating updates it causes are
-  written in one ``BEGIN IMMEDIATE`` transaction that also reads the ratings
-  it updates, and ``games`` has UNIQUE(run_id, idx): a game is counted once or
-  not at all, and two writers never rate from the same stale ratings. Games in
-  flight when the arena dies are simply played again.
+- A finished game, its seats and its record are written in one transaction,
+  and ``games`` has UNIQUE(run_id, idx): a game is counted once or not at
+  all. Games in flight when the arena dies are simply played again.
+- The arena rates a run's games in plan order (:meth:`Store.unrated`,
+  :meth:`Store.rate_game`): each update in one ``BEGIN IMMEDIATE``
+  transaction that reads the ratings it updates and checks that the game is
+  not rated yet, so two writers never rate from the same stale ratings and a
+  game is rated once. (:meth:`Store.record_game` can still store a game with
+  its rating in one transaction.)
 - WAL journal with synchronous=FULL: a committed game survives a crash.
 - Opening a database of an older schema migrates it in place (see
   :mod:`arena.store.migrations`), after a backup copy beside it.
@@ -356,6 +360,11 @@ class Store:
             self._insert_plan(cur.lastrowid, 0, plan)
             return cur.lastrowid, False
 
+    def run_config(self, run_id: int) -> dict | None:
+        """The settings a run was created with (its key), or None for no such run."""
+        row = self.db.execute("SELECT config_json FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
     def _insert_plan(self, run_id: int, start: int, plan: Plan) -> None:
         self.db.executemany(
             "INSERT INTO planned_games (run_id, idx, match, ruleset, players, seed, seats_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -442,16 +451,44 @@ class Store:
                      for s in game.seats])
                 self.db.execute("INSERT INTO game_records (game_id, record_json) VALUES (?, ?)", (gid, json.dumps(game.record)))
                 self._add_to_block(gid, game)
-                for bot, r in new.items():
-                    self.db.execute(
-                        "INSERT INTO ratings (pool, bot, version, mu, sigma, games) VALUES (?, ?, ?, ?, ?, 1) "
-                        "ON CONFLICT (pool, bot, version) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
-                        "games = games + 1", (game.pool, bot, versions.get(bot, 1), r.mu, r.sigma))
-                    self.db.execute("INSERT INTO rating_history (game_id, bot, version, pool, mu, sigma) "
-                                    "VALUES (?, ?, ?, ?, ?, ?)", (gid, bot, versions.get(bot, 1), game.pool, r.mu, r.sigma))
+                self._write_ratings(gid, game.pool, versions, new)
                 return gid
         except sqlite3.IntegrityError:
             raise StoreError(f"game {game.idx} of run {game.run_id} is already stored; not counting it twice") from None
+
+    def _write_ratings(self, game_id: int, pool: str, versions: Mapping[str, int], new: Mapping[str, Rating]) -> None:
+        """Inside a transaction: the ratings after game ``game_id`` and their history rows."""
+        for bot, r in new.items():
+            self.db.execute(
+                "INSERT INTO ratings (pool, bot, version, mu, sigma, games) VALUES (?, ?, ?, ?, ?, 1) "
+                "ON CONFLICT (pool, bot, version) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
+                "games = games + 1", (pool, bot, versions.get(bot, 1), r.mu, r.sigma))
+            self.db.execute("INSERT INTO rating_history (game_id, bot, version, pool, mu, sigma) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", (game_id, bot, versions.get(bot, 1), pool, r.mu, r.sigma))
+
+    # Rating in plan order (issue 13): the arena stores each game as it finishes, unrated, and rates the stored games
+    # in the order of the run's plan, so that the same command and seed give the same table whatever order the games
+    # finished in. A game is rated once it and every game planned before it are stored.
+    def unrated(self, run_id: int, *, past_gaps: bool = False, start: int = 0) -> list[StoredGame]:
+        """The run's stored games not rated yet, in plan order: those planned before its first game without a stored
+        result, or every one (``past_gaps``: games left unplayed, a withdrawn bot's, hold up none). ``start``: a
+        plan index below which every game is known to be rated (so that a long run's calls stay cheap)."""
+        gap = "" if past_gaps else (
+            " AND idx < COALESCE((SELECT MIN(p.idx) FROM planned_games p LEFT JOIN games g2 ON g2.run_id = p.run_id "
+            "AND g2.idx = p.idx WHERE p.run_id = ? AND p.idx >= ? AND g2.id IS NULL), 1 << 62)")
+        return self._games("WHERE run_id = ? AND idx >= ? AND NOT EXISTS (SELECT 1 FROM rating_history h "
+                           f"WHERE h.game_id = games.id){gap} ORDER BY idx",
+                           (run_id, start) if past_gaps else (run_id, start, run_id, start))
+
+    def rate_game(self, game: StoredGame, rate: Callable[[dict[str, Rating]], dict[str, Rating]]) -> bool:
+        """Rate a stored game with the ratings ``rate`` derives from the current ratings of the versions that played
+        it, in one transaction that reads those ratings too; False (and nothing changes) if it is rated already."""
+        versions = {s.bot: s.version for s in game.seats}
+        with self.tx():
+            if self.db.execute("SELECT 1 FROM rating_history WHERE game_id = ?", (game.id,)).fetchone():
+                return False
+            self._write_ratings(game.id, game.pool, versions, rate(self.ratings(game.pool, versions)))
+        return True
 
     def _add_to_block(self, gid: int, game: NewGame) -> None:
         """Inside record_game's transaction: the game's pairwise results into its block (its run's match)."""
@@ -499,6 +536,44 @@ class Store:
         rows = self.db.execute("SELECT game_id, mu, sigma FROM rating_history WHERE pool = ? AND bot = ? AND version = ? "
                                "ORDER BY game_id", (pool, bot, version))
         return [(gid, Rating(mu, sigma)) for gid, mu, sigma in rows]
+
+    def as_of(self, run_id: int, games: int) -> int | None:
+        """Where the rating history stood once the first ``games`` planned games of run ``run_id`` were rated (games
+        are rated in plan order): :meth:`totals`'s ``as_of``. None when none of them is rated yet."""
+        return self.db.execute("SELECT MAX(h.rowid) FROM rating_history h JOIN games g ON g.id = h.game_id "
+                               "WHERE g.run_id = ? AND g.idx < ?", (run_id, games)).fetchone()[0]
+
+    def rated_count(self, run_id: int, games: int) -> int:
+        """How many of the first ``games`` planned games of run ``run_id`` are rated."""
+        return self.db.execute("SELECT COUNT(*) FROM games g WHERE g.run_id = ? AND g.idx < ? AND EXISTS "
+                               "(SELECT 1 FROM rating_history h WHERE h.game_id = g.id)", (run_id, games)).fetchone()[0]
+
+    def ratings_after(self, pool: str, run_id: int, games: int,
+                      versions: Mapping[str, int] | None = None) -> dict[str, Rating]:
+        """The ratings in ``pool`` of the given versions (or each bot's newest rated one) as they stood once the
+        first ``games`` planned games of run ``run_id`` were rated (before any: before the run's first update); a
+        version with no history in the pool has its stored rating (a pool seeded by :meth:`set_ratings`)."""
+        if versions is None:
+            versions = dict(self.db.execute("SELECT bot, MAX(version) FROM ratings WHERE pool = ? GROUP BY bot", (pool,)))
+        cut = self.as_of(run_id, games) if games else None
+        if cut is None:
+            first = self.db.execute("SELECT MIN(h.rowid) FROM rating_history h JOIN games g ON g.id = h.game_id "
+                                    "WHERE g.run_id = ?", (run_id,)).fetchone()[0]
+            if first is None:
+                return self.ratings(pool, versions)
+            cut = first - 1
+        out = {b: r for b, r in self.ratings(pool, versions).items()
+               if not self.db.execute("SELECT 1 FROM rating_history WHERE pool = ? AND bot = ? AND version = ?",
+                                      (pool, b, versions.get(b))).fetchone()}
+        rows = self.db.execute("SELECT bot, version, mu, sigma FROM rating_history WHERE rowid IN (SELECT MAX(rowid) "
+                               "FROM rating_history WHERE pool = ? AND rowid <= ? GROUP BY bot, version)", (pool, cut))
+        out |= {b: Rating(mu, sigma) for b, v, mu, sigma in rows if versions.get(b) == v}
+        return out
+
+    def pool_runs(self, pool: str) -> list[int]:
+        """The runs with games in ``pool``, oldest first."""
+        return [r[0] for r in self.db.execute("SELECT DISTINCT run_id FROM games WHERE pool = ? AND run_id IS NOT NULL "
+                                              "ORDER BY run_id", (pool,))]
 
     def _games(self, where: str, args: Iterable) -> list[StoredGame]:
         games = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games {where}", tuple(args)).fetchall()
@@ -557,16 +632,27 @@ class Store:
         """The id of ``pool``'s newest game (0 for none)."""
         return self.db.execute("SELECT COALESCE(MAX(id), 0) FROM games WHERE pool = ?", (pool,)).fetchone()[0]
 
-    def totals(self, pool: str) -> list[BotTotals]:
+    def totals(self, pool: str, as_of: int | None = None) -> list[BotTotals]:
         """Per rated version of a bot in ``pool`` with games there: its rating and its aggregates over its games
         (see :mod:`arena.stats` for what each means). Latency: the median of the seats' per-game p50s and
-        the 99th percentile (the value at index int(0.99 n) of the sorted n) of their per-game p99s."""
+        the 99th percentile (the value at index int(0.99 n) of the sorted n) of their per-game p99s.
+
+        ``as_of`` (from :meth:`as_of`): the ratings as they stood at that point of the rating history, and the
+        aggregates over the games rated by then (the crashes are all the pool's)."""
         rows = self.db.execute("""
-            WITH per_game AS (                -- a bot's seats in one game: one result
+            WITH counted AS (                 -- the games the table counts: all, or those rated by as_of
+                SELECT id FROM games WHERE pool = :pool AND (:as_of IS NULL OR id IN (
+                    SELECT game_id FROM rating_history WHERE pool = :pool AND rowid <= :as_of))),
+            rated AS (                        -- the ratings: current, or each version's last update by as_of
+                SELECT pool, bot, version, mu, sigma FROM ratings WHERE pool = :pool AND :as_of IS NULL
+                UNION ALL
+                SELECT pool, bot, version, mu, sigma FROM rating_history WHERE rowid IN (
+                    SELECT MAX(rowid) FROM rating_history WHERE pool = :pool AND rowid <= :as_of GROUP BY bot, version)),
+            per_game AS (                     -- a bot's seats in one game: one result
                 SELECT s.bot, s.version, MAX(s.won) AS won, g.status = 'completed' AS completed,
                        SUM(s.score) * 1.0 / COUNT(*) AS points
                 FROM game_seats s JOIN games g ON g.id = s.game_id
-                WHERE s.pool = :pool GROUP BY s.game_id, s.bot, s.version),
+                WHERE s.pool = :pool AND s.game_id IN counted GROUP BY s.game_id, s.bot, s.version),
             games_of AS (
                 SELECT bot, version, COUNT(*) AS games, SUM(won) AS wins, SUM(completed) AS completed,
                        TOTAL(CASE WHEN completed THEN points END) AS points
@@ -576,13 +662,13 @@ class Store:
             seats_of AS (
                 SELECT bot, version, SUM(contracts_bid) AS bid, SUM(contracts_made) AS made, SUM(timeout) AS timeouts,
                        SUM(illegal + malformed) AS illegal, SUM(disconnect) AS disconnects, SUM(fallbacks) AS fallbacks
-                FROM game_seats WHERE pool = :pool GROUP BY bot, version),
+                FROM game_seats WHERE pool = :pool AND game_id IN counted GROUP BY bot, version),
             latencies AS (
                 SELECT bot, version, latency_p50_ms AS p50, latency_p99_ms AS p99,
                        ROW_NUMBER() OVER (PARTITION BY bot, version ORDER BY latency_p50_ms) AS r50,
                        ROW_NUMBER() OVER (PARTITION BY bot, version ORDER BY latency_p99_ms) AS r99,
                        COUNT(*) OVER (PARTITION BY bot, version) AS n
-                FROM game_seats WHERE pool = :pool AND latency_p50_ms IS NOT NULL),
+                FROM game_seats WHERE pool = :pool AND latency_p50_ms IS NOT NULL AND game_id IN counted),
             latency_of AS (
                 SELECT bot, version,
                        (MIN(CASE WHEN r50 IN ((n + 1) / 2, (n + 2) / 2) THEN p50 END)
@@ -591,7 +677,7 @@ class Store:
                 FROM latencies GROUP BY bot, version)
             SELECT r.bot, r.version, r.mu, r.sigma, g.games, g.wins, g.completed, g.points, s.bid, s.made, s.timeouts,
                    s.illegal, s.disconnects + COALESCE(c.crashes, 0), s.fallbacks, l.p50, l.p99
-            FROM ratings r JOIN games_of g USING (bot, version) JOIN seats_of s USING (bot, version)
+            FROM rated r JOIN games_of g USING (bot, version) JOIN seats_of s USING (bot, version)
                  LEFT JOIN latency_of l USING (bot, version) LEFT JOIN crashes_of c USING (bot, version)
-            WHERE r.pool = :pool ORDER BY r.bot, r.version""", {"pool": pool})
+            WHERE r.pool = :pool ORDER BY r.bot, r.version""", {"pool": pool, "as_of": as_of})
         return [BotTotals(*r) for r in rows]

@@ -1,0 +1,28 @@
+"""bench/ranking.py: its measurement of the rating scale runs and shows the mixed-line-up drift of the unweighted
+model, and its count of games to the right order reads the checkpoints as documented."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("bench_ranking", Path(__file__).resolve().parents[2] / "bench" / "ranking.py")
+ranking = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ranking)
+
+
+def test_games_to_right_is_the_first_checkpoint_from_which_the_share_holds():
+    marks = [[(20, False), (40, True), (60, True)], [(20, True), (40, False), (60, True)],
+             [(20, True), (40, True), (60, True)], [(20, True), (40, True), (60, True)],
+             [(20, True), (40, True), (60, True)]]
+    assert ranking.games_to_right(marks) == 20          # 4 of 5 right at every checkpoint
+    assert ranking.games_to_right(marks, share=1.0) == 60
+    assert ranking.games_to_right([[(20, False)]] * 5) is None
+
+
+def test_the_scale_measurement_shows_the_unweighted_drift(capsys):
+    ranking.main(["scale", "--games", "150", "--seeds", "1", "--json"])
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert out["mixed/unweighted"][0]["mean"] < 20 < 23 < out["mixed/weighted"][0]["mean"] < 27
+    assert abs(out["mirrored/weighted"][0]["mean"] - out["mirrored/unweighted"][0]["mean"]) < 1e-9
