@@ -36,4 +36,5 @@ def web(db: DbOption = Path("arena.db"),
     except StoreError as e:
         fail(str(e))
     typer.echo(f"serving {db} on http://{'[' + host + ']' if ':' in host else host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Open event streams (a leaderboard tab) never end on their own: give them a second on Ctrl-C, not forever.
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)

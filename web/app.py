@@ -121,8 +121,8 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS) -> FastAPI:
             return Response(history_svg(data.history(st, pool, bot, version)), media_type="image/svg+xml")
 
     # -- the pages: a template each, filled in by its script from the API ------------------------------
-    def page(request: Request, name: str, **context) -> HTMLResponse:
-        return pages.TemplateResponse(request, name, {"db": str(db), **context})
+    def page(request: Request, template: str, **context) -> HTMLResponse:
+        return pages.TemplateResponse(request, template, {"db": str(db), **context})
 
     @app.get("/", response_class=HTMLResponse)
     def leaderboard_page(request: Request):

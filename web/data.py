@@ -105,7 +105,7 @@ def bot(store: Store, name: str) -> dict:
 
 def _summary(g: StoredGame, labels: dict[str, str], counts: dict[str, int], twins: list[int]) -> dict:
     d = g.summary()
-    d.update(pool_label=labels.get(g.pool, g.pool), labels=[label(s.bot, s.version, counts.get(s.bot, 1)) for s in g.seats],
+    d.update(seed=g.seed, pool_label=labels.get(g.pool, g.pool), labels=[label(s.bot, s.version, counts.get(s.bot, 1)) for s in g.seats],
              twins=twins)
     return d
 

@@ -20,7 +20,13 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  return fill(e, ...children);
+}
+
+// Replace ``e``'s children: nodes, text, nested arrays of them; null and undefined are skipped.
+function fill(e, ...children) {
+  e.replaceChildren();
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }

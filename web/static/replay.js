@@ -26,7 +26,7 @@ function drawTable(f) {
          el("small", {}, rep.names[s]), card(c)))));
   for (let s = 0; s < n; s++) {
     const a = Math.PI / 2 + (2 * Math.PI * (s - bottom)) / n;   // the viewed seat at the bottom, then clockwise
-    const x = 50 + 40 * Math.cos(a), y = 50 + 38 * Math.sin(a);
+    const x = 50 + 38 * Math.cos(a), y = 50 + 36 * Math.sin(a);
     const hand = f.hands[String(s)];
     const priv = f.private[String(s)];
     const box = el("div", {class: "seat" + (f.to_act === s ? " to-act" : "") + (s === f.dealer ? " dealer" : "") +
@@ -45,7 +45,7 @@ function drawTable(f) {
 
 function drawSide(f) {
   const c = f.contract;
-  document.getElementById("contract").replaceChildren(c ? el("span", {},
+  fill(document.getElementById("contract"), c ? el("span", {},
     `${seatName(c.bidder)}: ${c.bid} in ${c.trump ?? "?"}` + (c.alone ? " alone" : "")) : "-",
     f.partner_card ? el("div", {}, "partner card ", card(f.partner_card)) : null);
   const scores = document.getElementById("scores");
@@ -68,11 +68,14 @@ function show(k) {
   drawSide(f);
 }
 
-function pause() { clearInterval(timer); timer = null; playBtn.textContent = "▶"; }
+function pause() { clearInterval(timer); timer = null; playBtn.textContent = "play"; }
 function play() {
   if (step >= rep.frames.length - 1) show(0);
-  playBtn.textContent = "⏸";
-  timer = setInterval(() => { if (step >= rep.frames.length - 1) pause(); else show(step + 1); }, Number(document.getElementById("speed").value));
+  playBtn.textContent = "pause";
+  timer = setInterval(() => {
+    show(step + 1);
+    if (step >= rep.frames.length - 1) pause();   // stops on the last step, not a tick after it
+  }, Number(document.getElementById("speed").value));
 }
 
 async function load(seat) {
@@ -89,8 +92,8 @@ async function init() {
     game = await api(`/api/games/${gameId}`);
     document.getElementById("game-info").textContent =
       `${game.pool_label}, seed ${game.seed}, ${game.status}, final scores by seat ${game.scores.join(" ")}`;
-    document.getElementById("twins").replaceChildren(...(game.twins.length ? ["duplicate twins: ",
-      game.twins.map((t) => [el("a", {href: "/games/" + t}, t), " "])] : []));
+    fill(document.getElementById("twins"), game.twins.length ? ["duplicate twins (same cards, seats rotated): ",
+      game.twins.map((t) => [el("a", {href: "/games/" + t, class: "twin"}, t), " "])] : null);
     viewSel.append(...game.labels.map((b, s) => el("option", {value: s}, `seat ${s}: ${b}`)));
     document.querySelector("#seats tbody").replaceChildren(...game.seat_details.map((s) => el("tr", {},
       el("td", {class: "num"}, s.seat), el("td", {}, game.labels[s.seat]), el("td", {}, s.status),

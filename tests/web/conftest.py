@@ -1,0 +1,144 @@
+"""Fixtures of the web tests: a results database made by a real small tournament (`pepper arena run`: a
+referee subprocess, real bot processes), `pepper web` serving it as a subprocess on 127.0.0.1, and Debian's
+Chromium driven by Playwright (never a browser Playwright downloads: `.ci/run` installs /usr/bin/chromium).
+
+Without Chromium the browser tests skip on a developer's machine and fail under CI=true."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.rules import Game
+
+CHROMIUM = os.environ.get("PEPPER_CHROMIUM", "/usr/bin/chromium")
+SHORT = 'name = "iowa-short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick run
+GAMES = 8
+
+
+def pepper(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pepper_cli", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+
+
+def tournament(folder: Path, games: int = GAMES, seed: int = 3) -> Path:
+    """Play a real tournament of one-deal iowa games between the random and heuristic sample bots."""
+    (folder / "short.toml").write_text(SHORT)
+    r = pepper("arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", str(games),
+               "--seed", str(seed), "--db", str(folder / "arena.db"), "--quiet", cwd=folder)
+    assert r.returncode == 0, r.stderr
+    return folder / "arena.db"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_json(url: str):
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())
+
+
+class Server:
+    """`pepper web` on a database, as a subprocess."""
+
+    def __init__(self, db: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([sys.executable, "-m", "pepper_cli", "web", "--db", str(db),
+                                      "--address", f"127.0.0.1:{self.port}"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                get_json(self.url + "/api/pools")
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise AssertionError(f"pepper web did not start: {self.proc.stderr.read()}") from None
+                time.sleep(0.1)
+
+    def api(self, path: str):
+        return get_json(self.url + path)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def arena_db(tmp_path_factory) -> Path:
+    return tournament(tmp_path_factory.mktemp("web-arena"))
+
+
+@pytest.fixture(scope="session")
+def server(arena_db) -> Iterator[Server]:
+    s = Server(arena_db)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        message = f"no Chromium at {CHROMIUM}: `apt-get install chromium` (.ci/run does)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"))
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that fails the test on any script error."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def screenshot(pg, name: str, tmp_path: Path) -> None:
+    """Every page's picture: into the test's folder, and into PEPPER_WEB_SCREENSHOTS (docs/img) when set."""
+    pg.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
+    if folder := os.environ.get("PEPPER_WEB_SCREENSHOTS"):
+        pg.screenshot(path=str(Path(folder) / f"web-{name}.png"), full_page=True)
+
+
+def hidden_cards(record: dict, seat: int) -> list[set[str]]:
+    """Per frame of a replay, the cards another seat holds at that moment that ``seat`` has not been shown."""
+    g = Game.from_record({**record, "actions": []}, verify=False)
+    out = []
+    for k in range(len(record["actions"]) + 1):
+        hands = g.full_state()["hands"]
+        mine = {str(c) for v in g.view(seat).private.values() if isinstance(v, (list, tuple)) for c in v}
+        out.append({c for t, h in enumerate(hands) if t != seat for c in h} - mine)
+        if k < len(record["actions"]):
+            g.apply(record["actions"][k])
+    return out
