@@ -122,7 +122,7 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS) -> FastAPI:
 
     # -- the pages: a template each, filled in by its script from the API ------------------------------
     def page(request: Request, template: str, **context) -> HTMLResponse:
-        return pages.TemplateResponse(request, template, {"db": str(db), **context})
+        return pages.TemplateResponse(request, template, {"db": str(db), "db_name": db.name, **context})
 
     @app.get("/", response_class=HTMLResponse)
     def leaderboard_page(request: Request):

@@ -105,6 +105,7 @@ def test_a_replay_steps_to_the_end_and_shows_the_stored_score(server, arena_db, 
     for s in range(4):
         shown = page.locator(f"#table .seat[data-seat='{s}'] .hand .card").evaluate_all("es => es.map(e => e.dataset.card)")
         assert shown == [str(c) for c in first.view(s).hand]
+    page.locator("#slider").fill(str(steps - 6))   # the picture: in the middle of a trick
     screenshot(page, "replay", tmp_path)
 
 
@@ -125,6 +126,7 @@ def test_one_seats_view_shows_and_receives_no_other_seats_cards(server, arena_db
     assert not set(CARD.findall(page.locator("main").inner_text().replace("♠", "S").replace("♥", "H")
                                 .replace("♦", "D").replace("♣", "C"))) & others
     assert page.locator("#table .seat .hidden-hand").count() == 3
+    page.locator("#slider").fill(str(len(record["actions"]) - 6))
     screenshot(page, "replay-seat", tmp_path)
     # What the server sent: one seat's hands only, no other seat's unplayed card in any frame.
     (body,) = sent

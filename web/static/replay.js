@@ -26,7 +26,7 @@ function drawTable(f) {
          el("small", {}, rep.names[s]), card(c)))));
   for (let s = 0; s < n; s++) {
     const a = Math.PI / 2 + (2 * Math.PI * (s - bottom)) / n;   // the viewed seat at the bottom, then clockwise
-    const x = 50 + 38 * Math.cos(a), y = 50 + 36 * Math.sin(a);
+    const x = 50 + 38 * Math.cos(a), y = 50 + 33 * Math.sin(a);
     const hand = f.hands[String(s)];
     const priv = f.private[String(s)];
     const box = el("div", {class: "seat" + (f.to_act === s ? " to-act" : "") + (s === f.dealer ? " dealer" : "") +
