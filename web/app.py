@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -34,6 +35,7 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS) -> FastAPI:
     db = Path(db)
     Store(db, read_only=True).close()   # fail now, with the store's own message, not on the first request
     app = FastAPI(title="Pepper Arena", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.add_middleware(GZipMiddleware, minimum_size=2048)   # a long game's replay is megabytes of repetitive JSON
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     pages = Jinja2Templates(directory=HERE / "templates")
 

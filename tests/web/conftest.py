@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.rules import Game
+from referee.rules import CARDS, EventKind, Game
 
 CHROMIUM = os.environ.get("PEPPER_CHROMIUM", "/usr/bin/chromium")
 SHORT = 'name = "iowa-short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick run
@@ -131,14 +131,51 @@ def screenshot(pg, name: str, tmp_path: Path) -> None:
         pg.screenshot(path=str(Path(folder) / f"web-{name}.png"), full_page=True)
 
 
-def hidden_cards(record: dict, seat: int) -> list[set[str]]:
-    """Per frame of a replay, the cards another seat holds at that moment that ``seat`` has not been shown."""
+def _cards_of(e) -> list[int]:
+    """The cards an event shows to whoever may see it."""
+    match e.kind:
+        case EventKind.HAND | EventKind.WIDOW:
+            return list(e.data)
+        case EventKind.TRICK:
+            return list(e.data[1])
+        case EventKind.PLAY | EventKind.GAVE_CARD | EventKind.RECEIVED_CARD | EventKind.DISCARDED_CARD | EventKind.PARTNER:
+            return [e.data]
+        case EventKind.PARTNER_CARD:
+            return [] if e.data is None else [e.data]
+    return []
+
+
+def seat_knowledge(record: dict, seat: int) -> list[tuple[set[str], set[str]]]:
+    """Per frame of a replay (the table after k actions), from the engine's whole truth (for tests):
+
+    - known: the cards ``seat`` has been shown in this deal (its hand, what it was given, every card played),
+      and during this step (a step that ends a deal and deals the next);
+    - secret: the cards another seat holds, or the widow or a dead hand, that are not known.
+
+    With a double deck (bid-euchre) a card shown may have a twin in another hand: known wins."""
     g = Game.from_record({**record, "actions": []}, verify=False)
     out = []
+    seen = 0
+    deal: set[str] = set()
     for k in range(len(record["actions"]) + 1):
-        hands = g.full_state()["hands"]
-        mine = {str(c) for v in g.view(seat).private.values() if isinstance(v, (list, tuple)) for c in v}
-        out.append({c for t, h in enumerate(hands) if t != seat for c in h} - mine)
+        step: set[str] = set()
+        for _, e in g.events_for(seat, seen):
+            if e.kind == EventKind.DEAL:
+                deal = set()
+            cards = {str(CARDS[c]) for c in _cards_of(e)}
+            step |= cards
+            deal |= cards
+        seen = g.event_count
+        view = g.view(seat)
+        known = deal | step | {str(c) for c in view.hand}
+        state = g.full_state()
+        others = {c for t, h in enumerate(state["hands"]) if t != seat for c in h} | set(state["widow"]) | set(state["dead_hand"])
+        out.append((known, others - known))
         if k < len(record["actions"]):
             g.apply(record["actions"][k])
     return out
+
+
+def hidden_cards(record: dict, seat: int) -> list[set[str]]:
+    """Per frame, the cards ``seat`` must not be shown (:func:`seat_knowledge`)."""
+    return [secret for _, secret in seat_knowledge(record, seat)]
