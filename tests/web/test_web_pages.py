@@ -138,3 +138,30 @@ def test_one_seats_view_shows_and_receives_no_other_seats_cards(server, arena_db
     page.select_option("#view", "")
     page.wait_for_selector("#replay[data-view=all]")
     assert len(sent) == 2 and set(json.loads(sent[1])["frames"][0]["hands"]) == {"0", "1", "2", "3"}
+
+
+def progress(f: dict) -> tuple:
+    """Where a frame stands in its game: deal, bidding (0) or play (1), trick, cards on the table."""
+    return (f["deal"], int(f["phase"] in ("play", "game-over")), f["trick_number"], len(f["trick"]))
+
+
+def test_the_duplicate_twin_plays_beside_it_aligned_by_deal_and_trick(server, page, tmp_path):
+    game = server.api("/api/games/1")
+    (twin_id,) = game["twins"]
+    mine, theirs = server.api("/api/games/1/replay")["frames"], server.api(f"/api/games/{twin_id}/replay")["frames"]
+    page.goto(server.url + "/games/1")
+    page.wait_for_selector("#replay[data-at-end=true]")
+    assert page.locator("#twin").is_hidden()
+    page.select_option("#twin-select", str(twin_id))
+    page.wait_for_selector("#twin:not([hidden]) #twin-table .seat")
+    page.keyboard.press("Home")
+    for k in range(len(mine)):
+        j = int(page.locator("#twin").get_attribute("data-step"))
+        # The twin's latest step not past this one: same deal, same trick, as many cards on the table or fewer.
+        assert progress(theirs[j]) <= progress(mine[k]) and (j + 1 == len(theirs) or progress(theirs[j + 1]) > progress(mine[k]))
+        shown = page.locator("#twin-table .seat[data-seat='0'] .hand .card").evaluate_all("es => es.map(e => e.dataset.card)")
+        assert shown == theirs[j]["hands"]["0"]
+        page.keyboard.press("ArrowRight")
+    assert page.locator("#twin-title").inner_text().startswith(f"twin: game {twin_id}")
+    page.locator("#slider").fill(str(len(mine) - 6))
+    screenshot(page, "replay-twin", tmp_path)

@@ -9,21 +9,20 @@ const viewSel = document.getElementById("view");
 const playBtn = document.getElementById("play");
 let game = null, rep = null, step = 0, timer = null;
 
-function seatName(s) { return `${rep.names[s]} (seat ${s})`; }
+function seatName(s, r = rep) { return `${r.names[s]} (seat ${s})`; }
 
-function drawTable(f) {
-  const table = document.getElementById("table");
-  const n = rep.players, bottom = rep.seat ?? 0;
+// One table (``r``'s frame ``f``) into ``table``: the seats around it, the trick (or the last one) in the middle.
+function drawTable(table, r, f) {
+  const n = r.players, bottom = r.seat ?? 0;
   table.querySelectorAll(".seat").forEach((e) => e.remove());
-  const center = document.getElementById("center");
-  const onTable = new Map(f.trick.map(([s, c]) => [s, c]));
+  const center = table.querySelector(".center");
   const shown = f.trick.length ? f.trick : (f.last_trick ? f.last_trick.plays : []);
-  center.replaceChildren(
+  fill(center,
     el("div", {class: "trick-title"}, f.trick.length ? `trick ${f.trick_number}` :
-       f.last_trick ? `trick ${f.trick_number - 1} to ${seatName(f.last_trick.winner)}` : `deal ${f.deal}`),
-    el("div", {class: "trick", id: "trick"}, shown.map(([s, c]) =>
+       f.last_trick ? `trick ${f.trick_number - 1} to ${seatName(f.last_trick.winner, r)}` : `deal ${f.deal}`),
+    el("div", {class: "trick"}, shown.map(([s, c]) =>
       el("div", {class: "played" + (!f.trick.length && f.last_trick && s === f.last_trick.winner ? " winner" : "")},
-         el("small", {}, rep.names[s]), card(c)))));
+         el("small", {}, r.names[s]), card(c)))));
   for (let s = 0; s < n; s++) {
     const a = Math.PI / 2 + (2 * Math.PI * (s - bottom)) / n;   // the viewed seat at the bottom, then clockwise
     const x = 50 + 38 * Math.cos(a), y = 50 + 33 * Math.sin(a);
@@ -32,10 +31,10 @@ function drawTable(f) {
     const box = el("div", {class: "seat" + (f.to_act === s ? " to-act" : "") + (s === f.dealer ? " dealer" : "") +
                              (f.sitting_out.includes(s) ? " out" : ""),
                            style: `left:${x}%;top:${y}%`, dataset: {seat: s}},
-      el("div", {class: "name"}, rep.names[s], el("small", {}, ` seat ${s}` + (rep.sides.length < n ? `, team ${rep.team_of[s]}` : "") +
+      el("div", {class: "name"}, r.names[s], el("small", {}, ` seat ${s}` + (r.sides.length < n ? `, team ${r.team_of[s]}` : "") +
          (s === f.dealer ? ", dealer" : "") + (f.contract && f.contract.bidder === s ? ", bidder" : "") +
          (f.partner === s ? ", partner" : ""))),
-      el("div", {class: "tricks-won"}, `tricks ${f.tricks_won[s] ?? 0}` + (onTable.has(s) ? "" : "")),
+      el("div", {class: "tricks-won"}, `tricks ${f.tricks_won[s] ?? 0}`),
       el("div", {class: "hand"}, hand === undefined ? el("span", {class: "hidden-hand"}, "hidden") : hand.map(card)),
       priv ? el("div", {class: "private"}, Object.entries(priv).map(([k, v]) =>
         el("div", {}, k.replaceAll("_", " ") + ": ", Array.isArray(v) ? v.map(card) : String(v)))) : null);
@@ -64,8 +63,37 @@ function show(k) {
     `step ${step} / ${rep.frames.length - 1}, deal ${f.deal}, ${f.phase}` + (end && rep.outcome ? " (final)" : "");
   root.dataset.step = step;
   root.dataset.atEnd = end;
-  drawTable(f);
+  drawTable(document.getElementById("table"), rep, f);
   drawSide(f);
+  drawTwin(f);
+}
+
+// The duplicate twin beside it: the same cards with the seats rotated, at the same deal, trick and card.
+let twin = null;
+const progress = (f) => [f.deal, f.phase === "play" || f.phase === "game-over" ? 1 : 0, f.trick_number, f.trick.length];
+function before(a, b) { for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i]; return true; }
+
+function drawTwin(f) {
+  const box = document.getElementById("twin");
+  box.hidden = !twin;
+  box.parentElement.classList.toggle("with-twin", Boolean(twin));
+  if (!twin) return;
+  const at = progress(f);
+  let j = 0;
+  while (j + 1 < twin.frames.length && before(progress(twin.frames[j + 1]), at)) j++;
+  const g = twin.frames[j];
+  box.dataset.step = j;
+  document.getElementById("twin-title").textContent =
+    `twin: game ${twin.game}, step ${j}` + (g.contract ? `; ${seatName(g.contract.bidder, twin)} ${g.contract.bid} in ` +
+    `${g.contract.trump ?? "?"}${g.contract.alone ? " alone" : ""}` : "") +
+    "; score " + twin.sides.map((name, t) => `${name} ${g.scores[t]}`).join(", ");
+  drawTable(document.getElementById("twin-table"), twin, g);
+}
+
+async function loadTwin() {
+  const id = document.getElementById("twin-select").value;
+  twin = id ? await api(`/api/games/${id}/replay` + (viewSel.value === "" ? "" : "?seat=" + viewSel.value)) : null;
+  show(step);
 }
 
 function pause() { clearInterval(timer); timer = null; playBtn.textContent = "play"; }
@@ -93,7 +121,10 @@ async function init() {
     document.getElementById("game-info").textContent =
       `${game.pool_label}, seed ${game.seed}, ${game.status}, final scores by seat ${game.scores.join(" ")}`;
     fill(document.getElementById("twins"), game.twins.length ? ["duplicate twins (same cards, seats rotated): ",
-      game.twins.map((t) => [el("a", {href: "/games/" + t, class: "twin"}, t), " "])] : null);
+      game.twins.map((t) => [el("a", {href: "/games/" + t, class: "twin"}, t), " "]),
+      el("label", {}, " beside it: ", el("select", {id: "twin-select", onchange: () => loadTwin().catch((e) =>
+        showError(document.getElementById("twin-table"), e))}, el("option", {value: ""}, "none"),
+        game.twins.map((t) => el("option", {value: t}, `game ${t}`))))] : null);
     viewSel.append(...game.labels.map((b, s) => el("option", {value: s}, `seat ${s}: ${b}`)));
     document.querySelector("#seats tbody").replaceChildren(...game.seat_details.map((s) => el("tr", {},
       el("td", {class: "num"}, s.seat), el("td", {}, game.labels[s.seat]), el("td", {}, s.status),
@@ -119,7 +150,7 @@ viewSel.onchange = () => {
   const q = new URLSearchParams(location.search);
   if (viewSel.value === "") q.delete("seat"); else q.set("seat", viewSel.value);
   history.replaceState(null, "", "?" + q);
-  load(viewSel.value).catch((e) => showError(document.getElementById("table"), e));
+  load(viewSel.value).then(() => (twin ? loadTwin() : null)).catch((e) => showError(document.getElementById("table"), e));
 };
 document.addEventListener("keydown", (e) => {
   if (!rep || e.target.closest("input, select")) return;
