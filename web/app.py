@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import Body, FastAPI, HTTPException, Query, Request
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -25,13 +26,16 @@ from arena.store import Store, StoreError
 
 from . import data, queries
 from .charts import history_svg
+from .seat import HumanSeat
 
 HERE = Path(__file__).parent
 POLL_SECONDS = 0.5   # how often the event stream looks at the store
 
 
-def create_app(db: str | Path, *, poll: float = POLL_SECONDS) -> FastAPI:
-    """The ASGI app over the results database ``db`` (which must exist: it is only read)."""
+def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | None = None,
+               play_token: str | None = None) -> FastAPI:
+    """The ASGI app over the results database ``db`` (which must exist: it is only read). With ``seat``, the play
+    page and its API (``/play``, ``/api/seat``) too, each request holding ``play_token``."""
     db = Path(db)
     Store(db, read_only=True).close()   # fail now, with the store's own message, not on the first request
     app = FastAPI(title="Pepper Arena", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
@@ -141,6 +145,33 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS) -> FastAPI:
     @app.get("/bots/{name}", response_class=HTMLResponse)
     def bot_page(request: Request, name: str):
         return page(request, "bot.html", name=name)
+
+    # -- a person's seat (pepper web --seat): behind the play token --------------------------------------
+    def holder(token: str) -> HumanSeat:
+        if seat is None or play_token is None:
+            raise HTTPException(404, "no seat is played from this server: start it with pepper web --seat NAME")
+        if not secrets.compare_digest(token.encode(), play_token.encode()):
+            raise HTTPException(403, "wrong or missing play token: open the address `pepper web --seat` printed")
+        return seat
+
+    @app.get("/api/seat")
+    def api_seat(token: str = "") -> dict:
+        """The seat's pending decision (its view: its own cards only, legal actions, seconds left) or latest view."""
+        return holder(token).state()
+
+    @app.post("/api/seat/answer")
+    def api_seat_answer(token: str = "", action: str = Body(...), request_id: int | str = Body(...)) -> dict:
+        """Answer the pending decision ``request_id`` with ``action`` (one of its legal actions)."""
+        try:
+            holder(token).answer(action, str(request_id))
+        except ValueError as e:
+            raise HTTPException(409, str(e)) from None
+        return {"ok": True}
+
+    @app.get("/play", response_class=HTMLResponse)
+    def play_page(request: Request, token: str = ""):
+        holder(token)
+        return page(request, "play.html", name=seat.name)
 
     return app
 
