@@ -9,7 +9,7 @@ function seatLabel(v, s) { return s === v.seat ? `you (seat ${s})` : `seat ${s}`
 
 function render() {
   const v = state.view;
-  document.getElementById("status").textContent = state.pending ? "your move" :
+  document.getElementById("status").textContent = state.pending ? `your move: game ${v.game_id}, seat ${v.seat}` :
     v ? "waiting for the other seats…" : "waiting for the referee to seat you in a game…";
   document.getElementById("play").dataset.pending = state.pending;
   if (!v) return;
