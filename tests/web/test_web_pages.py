@@ -73,6 +73,9 @@ def test_a_bots_page_shows_its_versions_and_history(server, page, tmp_path):
     page.wait_for_selector("section.version[data-version='1'] img")
     text = page.locator("#versions").inner_text()
     assert f"{GAMES} rated games" in text and "faults: 0 timeouts" in text and "median decision time" in text
+    # The decision-time histogram counts every seat the bot took (two a game: mirrored partnerships).
+    bars = page.locator("svg.histogram rect title").evaluate_all("es => es.map(e => e.textContent)")
+    assert sum(int(t.rsplit(": ", 1)[1].split()[0]) for t in bars) == len(server.api("/api/bots/heuristic")["versions"][0]["pools"][0]["latency_ms"])
     screenshot(page, "bot", tmp_path)
 
 

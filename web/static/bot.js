@@ -10,6 +10,32 @@ function latencyLine(ms) {
          `median ${num(q(0.5), 2)}, p75 ${num(q(0.75), 2)}, max ${num(ms[ms.length - 1], 2)} ms`;
 }
 
+// The per-game median decision times as a histogram (inline SVG, 24 bins between the fastest and the slowest).
+function histogram(ms) {
+  const ns = "http://www.w3.org/2000/svg", W = 440, H = 90, B = 24;
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H + 16}`); svg.setAttribute("class", "histogram");
+  if (!ms.length) return svg;
+  const lo = ms[0], hi = ms[ms.length - 1], width = (hi - lo) / B || 1;
+  const bins = new Array(B).fill(0);
+  for (const x of ms) bins[Math.min(B - 1, Math.floor((x - lo) / width))]++;
+  const top = Math.max(...bins);
+  bins.forEach((n, i) => {
+    const r = document.createElementNS(ns, "rect");
+    const h = (H * n) / top;
+    Object.entries({x: (i * W) / B + 1, y: H - h, width: W / B - 2, height: h}).forEach(([k, v]) => r.setAttribute(k, v));
+    const t = document.createElementNS(ns, "title");
+    t.textContent = `${num(lo + i * width, 2)}-${num(lo + (i + 1) * width, 2)} ms: ${n} seats`;
+    r.append(t); svg.append(r);
+  });
+  for (const [x, text, anchor] of [[0, num(lo, 2) + " ms", "start"], [W, num(hi, 2) + " ms", "end"]]) {
+    const t = document.createElementNS(ns, "text");
+    t.setAttribute("x", x); t.setAttribute("y", H + 13); t.setAttribute("text-anchor", anchor); t.textContent = text;
+    svg.append(t);
+  }
+  return svg;
+}
+
 async function load() {
   const box = document.getElementById("versions");
   try {
@@ -25,7 +51,7 @@ async function load() {
         el("p", {}, `${p.games} rated games; rating ${num(p.conservative, 2)} (mu ${num(p.mu, 2)} ± ${num(3 * p.sigma, 2)})`),
         p.faults ? el("p", {}, `faults: ${p.faults.timeouts} timeouts, ${p.faults.illegal} illegal or malformed, ` +
                                 `${p.faults.crashes} crashes or lost connections, ${p.faults.fallbacks} strategy fallbacks`) : null,
-        el("p", {}, latencyLine(p.latency_ms)),
+        el("p", {}, latencyLine(p.latency_ms)), histogram(p.latency_ms),
         el("img", {src: "/charts/history.svg?" + new URLSearchParams({pool: p.pool, bot: name, version: v.version}),
                    alt: "rating history in " + p.label}))),
       v.fault_examples.length ? [el("h3", {}, "games with faults"), el("ul", {}, v.fault_examples.map((f) =>
