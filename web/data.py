@@ -115,9 +115,9 @@ def games(store: Store, *, pool: str | None = None, bot: str | None = None, vers
     """A page of games, newest first, with their duplicate twins; ``next_before`` pages on (None: the last page)."""
     f = queries.GameFilter([_pool(store, pool)] if pool else None, bot, version, run, status)
     found, total = queries.games(store, f, limit=limit, before=before)
+    more, found = len(found) > limit, found[:limit]
     labels, counts = pool_labels(store), store.version_counts()
     tw = queries.twins(store, [g.id for g in found])
-    more = len(found) == limit and found[-1].id > (store.game_ids().lowest or 0)
     return {"total": total, "games": [_summary(g, labels, counts, tw[g.id]) for g in found],
             "next_before": found[-1].id if found and more else None,
             "runs": [{"id": i, "created_at": c, "finished_at": f_, "games": n} for i, c, f_, n in queries.runs(store)]}

@@ -26,7 +26,8 @@ class GameFilter(NamedTuple):
 
 
 def games(store: Store, f: GameFilter, *, limit: int = 50, before: int | None = None) -> tuple[list[StoredGame], int]:
-    """The games matching ``f``, newest first (ids below ``before`` for the next page), and how many match."""
+    """Up to ``limit`` + 1 games matching ``f``, newest first (ids below ``before``: the next page; one more than
+    asked says there is a next page), and how many match in all."""
     where, args = [], []
     if f.pools is not None:
         where.append(f"pool IN ({', '.join('?' * len(f.pools))})")
@@ -48,7 +49,7 @@ def games(store: Store, f: GameFilter, *, limit: int = 50, before: int | None = 
     total = store.db.execute(f"SELECT COUNT(*) FROM games{cond}", args).fetchone()[0]
     page = where + (["id < ?"] if before is not None else [])
     page_cond = (" WHERE " + " AND ".join(page)) if page else ""
-    return store._games(f"{page_cond} ORDER BY id DESC LIMIT ?", (*args, *([before] if before is not None else []), limit)), total
+    return store._games(f"{page_cond} ORDER BY id DESC LIMIT ?", (*args, *([before] if before is not None else []), limit + 1)), total
 
 
 def twins(store: Store, game_ids: list[int]) -> dict[int, list[int]]:

@@ -52,7 +52,11 @@ def test_games_filter_and_link_their_duplicate_twins(server, arena_db):
     assert server.api("/api/games?run=2")["total"] == 0
     first = server.api("/api/games?limit=3")
     second = server.api(f"/api/games?limit=3&before={first['next_before']}")
-    assert [g["id"] for g in first["games"] + second["games"]] == list(range(GAMES, GAMES - 6, -1))
+    third = server.api(f"/api/games?limit=3&before={second['next_before']}")
+    assert [g["id"] for g in first["games"] + second["games"] + third["games"]] == list(range(GAMES, 0, -1))
+    assert third["next_before"] is None and len(third["games"]) == 2
+    exact = server.api(f"/api/games?limit={GAMES}")   # a page that ends exactly at the last game says so
+    assert len(exact["games"]) == GAMES and exact["next_before"] is None
 
 
 def test_a_replay_ends_on_the_stored_score(server, arena_db):
