@@ -53,6 +53,8 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | 
             yield st
         except data.NotFound as e:
             raise HTTPException(404, str(e)) from None
+        except data.Withheld as e:
+            raise HTTPException(403, str(e)) from None
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
         finally:

@@ -19,6 +19,10 @@ class NotFound(LookupError):
     """Nothing by that name or id; the message says what there is instead."""
 
 
+class Withheld(PermissionError):
+    """A game's cards are not shown yet: the message says why and until when."""
+
+
 def pool_labels(store: Store) -> dict[str, str]:
     """Pool key -> the short label the CLI shows (``iowa/4p``, with the digest only where two pools share a name)."""
     keys = store.pools()
@@ -143,6 +147,12 @@ def replay(store: Store, game_id: int, seat: int | None = None) -> dict:
     record = store.record(game_id)
     if g is None or record is None:
         raise NotFound(f"no game {game_id}")
+    if waiting := queries.unplayed_twins(store, game_id):
+        # Its twins deal the same cards: whoever sees this game's hands would know theirs (a person at the table,
+        # a remote bot's owner). Shown once the match is played out or the run is over.
+        raise Withheld(f"game {game_id}'s cards are withheld while its duplicate match is still being played "
+                       f"({waiting} twin game{'s' if waiting > 1 else ''} with the same cards to go in run {g.run_id}); "
+                       "its replay opens once they are stored or the run finishes")
     counts = store.version_counts()
     try:
         out = frames(record, [label(s.bot, s.version, counts.get(s.bot, 1)) for s in g.seats], seat)

@@ -93,3 +93,15 @@ def change_mark(store: Store) -> tuple[int, int]:
     """What changes when the store gains a game or a crash: (newest game id, newest crash id)."""
     return store.db.execute("SELECT (SELECT COALESCE(MAX(id), 0) FROM games), (SELECT COALESCE(MAX(id), 0) FROM crashes)"
                             ).fetchone()
+
+
+def unplayed_twins(store: Store, game_id: int) -> int:
+    """How many games of ``game_id``'s duplicate match its run still has to play (0 once the run is finished: a
+    finished run plays nothing more)."""
+    return store.db.execute("""
+        SELECT COUNT(*) FROM games g
+        JOIN runs r ON r.id = g.run_id AND r.finished_at IS NULL
+        JOIN planned_games p ON p.run_id = g.run_id AND p.idx = g.idx
+        JOIN planned_games p2 ON p2.run_id = p.run_id AND p2.match = p.match AND p2.idx != p.idx
+        WHERE g.id = ? AND NOT EXISTS (SELECT 1 FROM games g2 WHERE g2.run_id = p2.run_id AND g2.idx = p2.idx)""",
+        (game_id,)).fetchone()[0]

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import GAMES, hidden_cards, pepper
+from conftest import GAMES, Server, hidden_cards, pepper
 
 from arena.stats import table
 from arena.store import Store
 from referee.rules import Game
+from web.queries import twins
 
 pytestmark = pytest.mark.xdist_group("web")
 CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
@@ -112,3 +114,33 @@ def test_pepper_web_refuses_a_missing_database_and_a_bad_address(tmp_path: Path)
     assert r.returncode == 2 and "no results database at" in r.stderr and "pepper arena run" in r.stderr
     r = pepper("web", "--db", str(tmp_path / "none.db"), "--address", "8000", cwd=tmp_path)
     assert r.returncode == 2 and "is not HOST:PORT" in r.stderr
+
+
+def test_a_games_cards_are_withheld_while_its_duplicate_twin_is_still_to_play(arena_db, tmp_path):
+    """A run in progress: game 1 is stored, its twin (same cards, seats rotated) not yet. Showing game 1's hands
+    would tell whoever plays the twin (a person at the table, a remote bot's owner) every card of it."""
+    db = tmp_path / "running.db"
+    src = Store(arena_db, read_only=True)
+    src.db.execute("VACUUM INTO ?", (str(db),))
+    (twin,) = twins(src, [1])[1]
+    with sqlite3.connect(db) as c:   # as the store looks mid-run: the run unfinished, the twin unplayed
+        c.execute("UPDATE runs SET finished_at = NULL")
+        for table in ("game_seats", "game_records", "rating_history"):
+            c.execute(f"DELETE FROM {table} WHERE game_id = ?", (twin,))
+        c.execute("DELETE FROM games WHERE id = ?", (twin,))
+    server = Server(db)
+    try:
+        for q in ("", "?seat=0"):
+            with pytest.raises(urllib.error.HTTPError) as e:
+                server.api(f"/api/games/1/replay{q}")
+            assert e.value.code == 403
+            assert "game 1's cards are withheld while its duplicate match is still being played (1 twin game with the " \
+                   "same cards to go in run 1)" in json.loads(e.value.read())["detail"]
+        assert server.api("/api/games/1")["id"] == 1                   # the result itself is no secret
+        assert len(server.api("/api/games/2/replay")["frames"]) > 1    # a game whose match is played out shows
+        with sqlite3.connect(db) as c:                                 # the run is over: nothing more to play
+            c.execute("UPDATE runs SET finished_at = 1")
+        assert len(server.api("/api/games/1/replay")["frames"]) > 1
+    finally:
+        server.stop()
+
