@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import GAMES, Server, hidden_cards, pepper
+from web_harness import GAMES, Server, hidden_cards, pepper
 
 from arena.stats import table
 from arena.store import Store

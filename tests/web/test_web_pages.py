@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from conftest import GAMES, Server, hidden_cards, screenshot, tournament
+from web_harness import GAMES, Server, hidden_cards, screenshot, tournament
 
 from arena.store import Store
 from referee.rules import Game

@@ -8,7 +8,7 @@ import random
 import re
 
 import pytest
-from conftest import hidden_cards, seat_knowledge
+from web_harness import hidden_cards, seat_knowledge
 
 from referee.rules import BUILTIN_RULESETS, Game, ruleset_from_dict
 from web.replay import frames

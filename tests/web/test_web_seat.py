@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import free_port, get_json, pepper, screenshot
+from web_harness import free_port, get_json, pepper, screenshot
 
 from arena.store import Store
 
