@@ -6,8 +6,10 @@ Each function takes an open read-only :class:`~arena.store.Store`. The ranked ro
 
 from __future__ import annotations
 
+import math
+
 from arena.ratings import Pool
-from arena.stats import label, table
+from arena.stats import cross_table, label, table
 from arena.store import Store, StoredGame
 from referee.rules import RulesError
 
@@ -51,17 +53,30 @@ def _pool(store: Store, key: str | None) -> str:
     return key
 
 
+def _finite(x):
+    """``x`` with every infinite or undefined float as None (JSON has neither)."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
 def leaderboard(store: Store, pool: str | None = None, *, all_versions: bool = False) -> dict:
-    """A pool's ranked rows (:func:`arena.stats.table`), each with its interval and faults by kind."""
+    """A pool's ranked rows (:func:`arena.stats.table`: with each row's likelihood of superiority over the next
+    and whether it is tied with the row above), each with its interval and faults by kind, and the cross-table of
+    head-to-head statistics over their duplicate blocks (:func:`arena.stats.cross_table`)."""
     key = _pool(store, pool)
+    ranked = table(store, key, all_versions=all_versions)
     rows = []
-    for r in table(store, key, all_versions=all_versions):
+    for r in ranked:
         d = r.to_dict()
-        d.update(label=r.label, faults=r.faults, low=r.mu - 3 * r.sigma, high=r.mu + 3 * r.sigma)
+        d.update(label=r.label, faults=r.faults, tied_above=r.tied_above, low=r.mu - 3 * r.sigma, high=r.mu + 3 * r.sigma)
         rows.append(d)
-    return {"pool": key, "label": pool_labels(store)[key], "rows": rows, "newest_game": store.newest_game(key),
-            # The head-to-head cross-table comes from arena.evidence (issue 13) once it is merged: None until then.
-            "cross_table": None}
+    return _finite({"pool": key, "label": pool_labels(store)[key], "rows": rows, "newest_game": store.newest_game(key),
+                    "cross_table": cross_table(store, key, ranked).to_dict()})
 
 
 def history(store: Store, pool: str, bot: str, version: int = 1) -> list[dict]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from web_harness import GAMES, Server, hidden_cards, pepper
 
-from arena.stats import table
+from arena.stats import cross_table, table
 from arena.store import Store
 from referee.rules import Game
 from web.queries import twins
@@ -29,7 +29,13 @@ def test_the_leaderboard_is_the_arena_table_with_intervals(server, arena_db):
     assert {r["bot"] for r in board["rows"]} == {"random", "heuristic"} and all(r["games"] == GAMES for r in board["rows"])
     for r in board["rows"]:
         assert r["low"] == pytest.approx(r["mu"] - 3 * r["sigma"]) and r["high"] == pytest.approx(r["mu"] + 3 * r["sigma"])
-    assert board["cross_table"] is None   # comes from arena.evidence once merged
+    assert [r["tied_above"] for r in board["rows"]] == [r.tied_above for r in rows]
+    assert [r["next_los"] for r in board["rows"]] == [r.next_los for r in rows]
+    # The cross-table: arena.stats's, over the duplicate blocks (a block: the 2 games of a mirrored match).
+    (pair,) = board["cross_table"]["head_to_head"]
+    expected = cross_table(st, board["pool"], rows).to_dict()["head_to_head"][0]
+    assert pair == {k: (v if v == v else None) for k, v in expected.items()}
+    assert (pair["bot"], pair["opponent"], pair["blocks"], pair["games"]) == (rows[0].bot, rows[1].bot, GAMES // 2, GAMES)
     pools = server.api("/api/pools")
     assert [p["key"] for p in pools] == [board["pool"]] and pools[0]["label"] == "iowa-short/4p"
     by_label = server.api("/api/leaderboard?pool=iowa-short/4p")

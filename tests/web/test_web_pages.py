@@ -30,7 +30,15 @@ def test_the_leaderboard_shows_the_ranked_bots(server, page, tmp_path):
         assert row.locator("td.rating").get_attribute("title") == f"mu {r['mu']:.2f}, sigma {r['sigma']:.2f}"
     page.locator("#charts img").first.wait_for()
     page.wait_for_function("[...document.querySelectorAll('#charts img')].every(i => i.complete && i.naturalWidth > 0)")
-    assert page.locator("#charts img").count() == 2 and page.locator("#cross-table").is_visible()
+    assert page.locator("#charts img").count() == 2
+    for i, r in enumerate(board["rows"]):   # ~N: not significantly below the row above
+        assert rows.nth(i).locator("td.rank").inner_text() == ("~" if r["tied_above"] else "") + str(r["rank"])
+    # The cross-table: the row bot's score against the column bot, both ways round.
+    (pair,) = board["cross_table"]["head_to_head"]
+    cells = page.locator("#cross-table tbody td.cross")
+    assert cells.count() == 2
+    assert cells.nth(0).inner_text().startswith(f"{100 * pair['score']:.0f}%")
+    assert cells.nth(1).inner_text().startswith(f"{100 * (1 - pair['score']):.0f}%")
     screenshot(page, "leaderboard", tmp_path)
 
 

@@ -25,12 +25,14 @@ async function loadTable() {
   const q = new URLSearchParams({pool: poolSel.value, all_versions: allVersions.checked});
   const board = await api("/api/leaderboard?" + q);
   document.getElementById("newest").textContent = "newest game " + board.newest_game;
-  // Two rows whose intervals overlap are not told apart by the data yet: marked as a tie with the row above.
+  // A row not significantly below the row above (arena.stats: their duplicate blocks, else TrueSkill) ranks ~N.
   tbody.replaceChildren(...board.rows.map((r, i) => {
-    const tie = i > 0 && board.rows[i - 1].low <= r.high && r.low <= board.rows[i - 1].high;
-    return el("tr", {dataset: {bot: r.bot, version: r.version, games: r.games}},
-      el("td", {class: "num", title: tie ? "interval overlaps the row above: not yet told apart" : null},
-         r.rank + (tie ? " =" : "")),
+    const above = board.rows[i - 1];
+    const why = above ? `P(${above.label} stronger) = ${num(100 * above.next_los, 1)}% from ` +
+      (above.next_basis === "blocks" ? "their duplicate blocks" : "their TrueSkill ratings") : null;
+    return el("tr", {dataset: {bot: r.bot, version: r.version, games: r.games, tied: r.tied_above}},
+      el("td", {class: "num rank", title: r.tied_above ? "not significantly below the row above: " + why : why},
+         (r.tied_above ? "~" : "") + r.rank),
       el("td", {}, el("a", {href: "/bots/" + encodeURIComponent(r.bot)}, r.label)),
       el("td", {class: "num rating", title: `mu ${num(r.mu, 2)}, sigma ${num(r.sigma, 2)}`}, num(r.conservative, 2)),
       el("td", {class: "num"}, `${num(r.mu, 2)} ± ${num(3 * r.sigma, 2)}`),
@@ -44,6 +46,7 @@ async function loadTable() {
       el("td", {class: "num"}, num(r.latency_p99_ms, 2)));
   }));
   drawIntervals(board.rows);
+  drawCross(board);
   const charts = document.getElementById("charts");
   charts.replaceChildren(...board.rows.map((r) => {
     const q = new URLSearchParams({pool: board.pool, bot: r.bot, version: r.version, t: board.newest_game});
@@ -76,6 +79,39 @@ function drawIntervals(rows) {
   });
   add("text", {x: L, y: H - 2}, num(lo, 1)); add("text", {x: W - R, y: H - 2, "text-anchor": "end"}, num(hi, 1));
   box.replaceChildren(svg);
+}
+
+// The cross-table: row bot against column bot over their duplicate blocks (mean score per game, Elo with its 95%
+// interval, likelihood of superiority); each pair comes once from the API, the mirrored cell is its other side.
+function drawCross(board) {
+  const box = document.getElementById("cross-table");
+  const pairs = board.cross_table ? board.cross_table.head_to_head : [];
+  if (!pairs.length) {
+    fill(box, "No complete duplicate blocks between these bots yet (a block: every game of one duplicate deal).");
+    return;
+  }
+  const key = (bot, v) => bot + "@" + v;
+  const cell = new Map();
+  for (const p of pairs) {
+    cell.set(key(p.bot, p.version) + "|" + key(p.opponent, p.opponent_version), {...p, side: 1});
+    cell.set(key(p.opponent, p.opponent_version) + "|" + key(p.bot, p.version), {...p, side: -1});
+  }
+  const show = (c) => {
+    if (!c) return el("td", {class: "muted"}, "-");
+    const score = c.side > 0 ? c.score : 1 - c.score, los = c.los === null ? null : (c.side > 0 ? c.los : 1 - c.los);
+    const elo = c.elo === null ? (score > 0.5 ? "Elo +∞" : score < 0.5 ? "Elo -∞" : "Elo -") : `Elo ${num(c.side * c.elo, 0)} [${num(c.side > 0 ? c.elo_low : -c.elo_high, 0)}, ` +
+      `${num(c.side > 0 ? c.elo_high : -c.elo_low, 0)}]`;
+    return el("td", {class: "cross" + (los !== null && (los > 0.975 || los < 0.025) ? " significant" : ""),
+                     title: `${c.blocks} blocks, ${c.games} games; margin ${num(c.side * c.margin, 1)} points a game`},
+              `${num(100 * score, 0)}%`, el("br"), el("small", {}, `${elo}; LOS ${los === null ? "-" : num(100 * los, 1) + "%"}`));
+  };
+  fill(box, el("table", {class: "grid cross-table"},
+    el("thead", {}, el("tr", {}, el("th", {}, "row against column"), board.rows.map((r) => el("th", {}, r.label)))),
+    el("tbody", {}, board.rows.map((r) => el("tr", {}, el("th", {}, r.label), board.rows.map((o) =>
+      r === o ? el("td", {class: "muted"}, "") : show(cell.get(key(r.bot, r.version) + "|" + key(o.bot, o.version)))))))),
+    el("p", {class: "muted"}, "score: the row bot's mean score per game against the column bot over their complete " +
+       "duplicate blocks; Elo with its 95% interval; LOS: the likelihood that the row bot is the stronger " +
+       "(docs/statistics.md). Bold: significant at 95%."));
 }
 
 async function refresh() {
