@@ -7,14 +7,14 @@ STAMP := $(VENV)/.installed
 BUF := tools/node_modules/.bin/buf
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot
+.PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot web
 
 help: ## list the targets
 	@echo "Pepper Arena"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 RUNTIME := $(VENV)/.runtime
-PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor pepper_spiel
+PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor pepper_spiel web
 NODE_BOT := sample_bots/node
 NODE_STAMP := $(NODE_BOT)/node_modules/.package-lock.json
 
@@ -96,6 +96,11 @@ ARENA_ARGS ?= --ruleset iowa --games 1000 --seed 1
 
 arena: $(RUNTIME) node-bot ## run the default tournament (iowa, 1,000 games) and print the ranked table
 	$(BIN)/pepper arena run $(ARENA_ARGS)
+
+WEB_ARGS ?= --db arena.db --address 127.0.0.1:8000
+
+web: $(RUNTIME) ## serve the results database (default: make arena's) in a browser: the leaderboard, games, replays
+	$(BIN)/pepper web $(WEB_ARGS)
 
 $(BUF): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund --loglevel=error

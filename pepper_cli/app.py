@@ -5,6 +5,7 @@
     pepper referee serve|...              the referee service               (referee.service.cli)
     pepper bot register|list|token|remove|run|check                         (bot.py)
     pepper arena run|table|games|replay   tournaments and results           (arena.py)
+    pepper web                            the results in a browser          (web.py)
 
 Heavy modules are imported inside the commands so ``pepper --help`` stays fast.
 """
@@ -17,7 +18,7 @@ import typer
 
 from referee.service.cli import app as referee_app
 
-from . import arena, bot, play, rules
+from . import arena, bot, play, rules, web
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -56,6 +57,7 @@ for command in (play.simulate, play.play, play.replay):
 app.add_typer(referee_app, name="referee")
 app.add_typer(bot.app, name="bot")
 app.add_typer(arena.app, name="arena")
+app.command()(web.web)
 
 
 def main() -> None:

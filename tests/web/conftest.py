@@ -1,0 +1,53 @@
+"""Fixtures of the web tests: a results database made by a real small tournament, `pepper web` serving it,
+and Debian's Chromium driven by Playwright (never a browser Playwright downloads: `.ci/run` installs
+/usr/bin/chromium). Without Chromium the browser tests skip on a developer's machine and fail under CI=true."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from web_harness import CHROMIUM, Server, tournament
+
+
+@pytest.fixture(scope="session")
+def arena_db(tmp_path_factory) -> Path:
+    return tournament(tmp_path_factory.mktemp("web-arena"))
+
+
+@pytest.fixture(scope="session")
+def server(arena_db) -> Iterator[Server]:
+    s = Server(arena_db)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        message = f"no Chromium at {CHROMIUM}: `apt-get install chromium` (.ci/run does)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"))
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that fails the test on any script error."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    ctx.close()
+    assert not errors, errors

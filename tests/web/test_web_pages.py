@@ -1,0 +1,178 @@
+"""The pages of `pepper web` in a real browser (Debian's Chromium driven by Playwright) over a real tournament's
+database: the leaderboard, live as games finish; the games list; a bot's page; the replay viewer stepped to its
+end, and one seat's view that holds no other seat's cards in the page or in what the server sent."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from web_harness import GAMES, Server, hidden_cards, screenshot, tournament
+
+from arena.store import Store
+from referee.rules import Game
+
+pytestmark = pytest.mark.xdist_group("web")
+CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
+
+
+def test_the_leaderboard_shows_the_ranked_bots(server, page, tmp_path):
+    page.goto(server.url + "/")
+    rows = page.locator("#leaderboard tbody tr")
+    rows.first.wait_for()
+    assert rows.count() == 2
+    board = server.api("/api/leaderboard")
+    for i, r in enumerate(board["rows"]):
+        row = rows.nth(i)
+        assert row.get_attribute("data-bot") == r["bot"] and row.locator("td.games").inner_text() == str(GAMES)
+        assert row.locator("td.rating").inner_text() == f"{r['conservative']:.2f}"
+        assert row.locator("td.rating").get_attribute("title") == f"mu {r['mu']:.2f}, sigma {r['sigma']:.2f}"
+    page.locator("#charts img").first.wait_for()
+    page.wait_for_function("[...document.querySelectorAll('#charts img')].every(i => i.complete && i.naturalWidth > 0)")
+    assert page.locator("#charts img").count() == 2
+    for i, r in enumerate(board["rows"]):   # ~N: not significantly below the row above
+        assert rows.nth(i).locator("td.rank").inner_text() == ("~" if r["tied_above"] else "") + str(r["rank"])
+    # The cross-table: the row bot's score against the column bot, both ways round.
+    (pair,) = board["cross_table"]["head_to_head"]
+    cells = page.locator("#cross-table tbody td.cross")
+    assert cells.count() == 2
+    assert cells.nth(0).inner_text().startswith(f"{100 * pair['score']:.0f}%")
+    assert cells.nth(1).inner_text().startswith(f"{100 * (1 - pair['score']):.0f}%")
+    screenshot(page, "leaderboard", tmp_path)
+
+
+def test_the_leaderboard_updates_live_as_games_finish(arena_db, page, tmp_path):
+    """Its own copy of the database and its own server: another run adds games while the page is open."""
+    folder = tmp_path / "live"
+    folder.mkdir()
+    db = folder / "arena.db"
+    Store(arena_db, read_only=True).db.execute("VACUUM INTO ?", (str(db),))
+    server = Server(db)
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#live.on")
+        assert page.locator("#leaderboard tbody tr[data-bot=random]").get_attribute("data-games") == str(GAMES)
+        tournament(folder, games=4, seed=11)   # a second run on the same pool, while the page is open
+        page.wait_for_function("document.querySelector('#leaderboard tbody tr[data-bot=random]').dataset.games == '12'",
+                               timeout=15_000)
+        assert page.locator("#newest").inner_text() == "newest game 12"
+    finally:
+        page.goto("about:blank")   # closes the event stream before the server goes
+        server.stop()
+
+
+def test_the_games_page_lists_games_with_their_twins(server, page, tmp_path):
+    page.goto(server.url + "/games")
+    page.wait_for_selector("#games tbody tr")
+    assert page.locator("#games tbody tr").count() == GAMES
+    assert page.locator("#count").inner_text() == f"{GAMES} games match, newest first"
+    twins = {int(r.get_attribute("data-game")): int(r.locator("td.twins a").inner_text())
+             for r in page.locator("#games tbody tr").all()}
+    assert all(twins[twins[g]] == g for g in twins)
+    screenshot(page, "games", tmp_path)
+    page.select_option("select[name=status]", "forfeited")
+    page.wait_for_function("document.querySelector('#count').textContent.startsWith('0 games')")
+    assert "status=forfeited" in page.url and page.locator("#games tbody tr").count() == 0
+
+
+def test_a_bots_page_shows_its_versions_and_history(server, page, tmp_path):
+    page.goto(server.url + "/bots/heuristic")
+    page.wait_for_selector("section.version[data-version='1'] img")
+    text = page.locator("#versions").inner_text()
+    assert f"{GAMES} rated games" in text and "faults: 0 timeouts" in text and "median decision time" in text
+    # The decision-time histogram counts every seat the bot took (two a game: mirrored partnerships).
+    bars = page.locator("svg.histogram rect title").evaluate_all("es => es.map(e => e.textContent)")
+    assert sum(int(t.rsplit(": ", 1)[1].split()[0]) for t in bars) == len(server.api("/api/bots/heuristic")["versions"][0]["pools"][0]["latency_ms"])
+    screenshot(page, "bot", tmp_path)
+
+
+def test_a_replay_steps_to_the_end_and_shows_the_stored_score(server, arena_db, page, tmp_path):
+    st = Store(arena_db, read_only=True)
+    g, record = st.game(1), st.record(1)
+    steps = len(record["actions"])
+    page.goto(server.url + "/games/1")
+    page.wait_for_selector("#replay[data-at-end=true]")   # all hands opens at the end
+    page.keyboard.press("Home")
+    assert page.locator("#replay").get_attribute("data-step") == "0"
+    assert page.locator("#step-label").inner_text().startswith(f"step 0 / {steps}")
+    page.click("#next")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#replay").get_attribute("data-step") == "2"
+    page.locator("#slider").fill(str(steps // 2))
+    assert page.locator("#replay").get_attribute("data-step") == str(steps // 2)
+    page.select_option("#speed", "80")
+    page.click("#play")
+    page.wait_for_selector("#replay[data-at-end=true]", timeout=15_000)
+    assert page.locator("#play").inner_text() == "play"   # stopped at the end
+    scores = [int(x) for x in page.locator("#scores td.score").all_inner_texts()]
+    team_of = Game.from_record(record).table.team_of
+    assert [scores[team_of[s]] for s in range(4)] == g.scores
+    assert "(final)" in page.locator("#step-label").inner_text()
+    assert "Game over" in page.locator("#lines").inner_text()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")   # the first bid: every hand on the table
+    first = Game.from_record({**record, "actions": record["actions"][:1]}, verify=False)
+    for s in range(4):
+        shown = page.locator(f"#table .seat[data-seat='{s}'] .hand .card").evaluate_all("es => es.map(e => e.dataset.card)")
+        assert shown == [str(c) for c in first.view(s).hand]
+    page.locator("#slider").fill(str(steps - 6))   # the picture: in the middle of a trick
+    screenshot(page, "replay", tmp_path)
+
+
+@pytest.mark.parametrize("seat", [1])
+def test_one_seats_view_shows_and_receives_no_other_seats_cards(server, arena_db, page, tmp_path, seat):
+    record = Store(arena_db, read_only=True).record(1)
+    g = Game.from_record({**record, "actions": []}, verify=False)
+    dealt = g.full_state()["hands"]   # the cards of every seat as dealt
+    others = {c for t, h in enumerate(dealt) if t != seat for c in h}
+    sent: list[str] = []
+    page.on("response", lambda r: sent.append(r.text()) if "/api/games/1/replay" in r.url else None)
+    page.goto(server.url + f"/games/1?seat={seat}")
+    page.wait_for_selector(f"#replay[data-view='{seat}'] #table .seat[data-seat='{seat}'] .card")
+    assert page.locator("#replay").get_attribute("data-step") == "0"
+    # At the start of the deal: this seat's cards are on the table, no other seat's anywhere in the page.
+    own = set(page.locator(f"#table .seat[data-seat='{seat}'] .card").evaluate_all("es => es.map(e => e.dataset.card)"))
+    assert own == set(dealt[seat])
+    assert not set(CARD.findall(page.locator("main").inner_text().replace("♠", "S").replace("♥", "H")
+                                .replace("♦", "D").replace("♣", "C"))) & others
+    assert page.locator("#table .seat .hidden-hand").count() == 3
+    page.locator("#slider").fill(str(len(record["actions"]) - 6))
+    screenshot(page, "replay-seat", tmp_path)
+    # What the server sent: one seat's hands only, no other seat's unplayed card in any frame.
+    (body,) = sent
+    rep = json.loads(body)
+    assert rep["seat"] == seat and all(set(f["hands"]) == {str(seat)} for f in rep["frames"])
+    for k, (f, secret) in enumerate(zip(rep["frames"], hidden_cards(record, seat), strict=True)):
+        assert not set(CARD.findall(json.dumps(f))) & secret, (k, f)
+    # Switching to all hands asks the server for them.
+    page.select_option("#view", "")
+    page.wait_for_selector("#replay[data-view=all]")
+    assert len(sent) == 2 and set(json.loads(sent[1])["frames"][0]["hands"]) == {"0", "1", "2", "3"}
+
+
+def progress(f: dict) -> tuple:
+    """Where a frame stands in its game: deal, bidding (0) or play (1), trick, cards on the table."""
+    return (f["deal"], int(f["phase"] in ("play", "game-over")), f["trick_number"], len(f["trick"]))
+
+
+def test_the_duplicate_twin_plays_beside_it_aligned_by_deal_and_trick(server, page, tmp_path):
+    game = server.api("/api/games/1")
+    (twin_id,) = game["twins"]
+    mine, theirs = server.api("/api/games/1/replay")["frames"], server.api(f"/api/games/{twin_id}/replay")["frames"]
+    page.goto(server.url + "/games/1")
+    page.wait_for_selector("#replay[data-at-end=true]")
+    assert page.locator("#twin").is_hidden()
+    page.select_option("#twin-select", str(twin_id))
+    page.wait_for_selector("#twin:not([hidden]) #twin-table .seat")
+    page.keyboard.press("Home")
+    for k in range(len(mine)):
+        j = int(page.locator("#twin").get_attribute("data-step"))
+        # The twin's latest step not past this one: same deal, same trick, as many cards on the table or fewer.
+        assert progress(theirs[j]) <= progress(mine[k]) and (j + 1 == len(theirs) or progress(theirs[j + 1]) > progress(mine[k]))
+        shown = page.locator("#twin-table .seat[data-seat='0'] .hand .card").evaluate_all("es => es.map(e => e.dataset.card)")
+        assert shown == theirs[j]["hands"]["0"]
+        page.keyboard.press("ArrowRight")
+    assert page.locator("#twin-title").inner_text().startswith(f"twin: game {twin_id}")
+    page.locator("#slider").fill(str(len(mine) - 6))
+    screenshot(page, "replay-twin", tmp_path)

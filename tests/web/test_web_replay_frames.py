@@ -1,0 +1,56 @@
+"""The replay viewer's frames (web.replay) for every built-in ruleset and player count, 2 to 8 seats: all hands
+end on the engine's final score, and one seat's frames never hold a card it was not shown, at any step."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from web_harness import hidden_cards, seat_knowledge
+
+from referee.rules import BUILTIN_RULESETS, Game, ruleset_from_dict
+from web.replay import frames
+
+CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
+TABLES = [(name, n) for name, rs in BUILTIN_RULESETS.items() for n in rs.player_counts]
+
+
+def played(name: str, players: int, seed: int = 3) -> dict:
+    """A finished random game of at most two deals."""
+    rs = ruleset_from_dict({"name": f"{name}-2", "extends": name, "deal_cap": 2}, source="test")
+    g = Game(rs, players, seed=seed)
+    r = random.Random(seed)
+    while not g.is_over:
+        g.apply(r.choice(g.legal_actions()))
+    return g.record()
+
+
+def test_every_table_is_covered():
+    assert {n for _, n in TABLES} >= {2, 3, 4, 5, 6, 8}
+
+
+@pytest.mark.parametrize(("name", "players"), TABLES)
+def test_frames_follow_the_game_and_hide_what_each_seat_did_not_see(name, players):
+    record = played(name, players)
+    names = [f"bot{s}" for s in range(players)]
+    everything = frames(record, names)
+    assert len(everything["frames"]) == len(record["actions"]) + 1
+    assert everything["frames"][-1]["scores"] == record["outcome"]["scores"] == everything["outcome"]["scores"]
+    assert set(everything["frames"][0]["hands"]) == {str(s) for s in range(players)}
+    assert any("Trick to bot" in line for f in everything["frames"] for line in f["lines"])
+    for seat in range(players):
+        mine = frames(record, names, seat)
+        assert mine["frames"][-1]["scores"] == record["outcome"]["scores"]
+        for k, (f, (known, secret)) in enumerate(zip(mine["frames"], seat_knowledge(record, seat), strict=True)):
+            assert set(f["hands"]) == {str(seat)} and set(f["private"]) <= {str(seat)}
+            shown = set(CARD.findall(json.dumps(f)))
+            assert shown <= known and not shown & secret, (name, players, seat, k, shown - known, f)
+    # The check bites: the all-hands frames show other seats' cards.
+    assert set(CARD.findall(json.dumps(everything["frames"][1]))) & hidden_cards(record, 0)[1]
+
+
+def test_a_seat_that_is_not_at_the_table_is_refused():
+    with pytest.raises(ValueError, match="no seat 4 at a 4-player table"):
+        frames(played("iowa", 4), ["a"] * 4, 4)

@@ -1,0 +1,98 @@
+"""A person takes a seat: `pepper web --seat alice` holds the remote bot alice's connection to the arena's real
+referee (`pepper arena run --listen`), and a browser plays every one of alice's decisions through the play page
+until the run ends; the games are stored and rated like any other."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from web_harness import free_port, get_json, pepper, screenshot
+
+from arena.store import Store
+
+pytestmark = pytest.mark.xdist_group("web")
+SHORT = 'name = "p30-short"\nextends = "pepper-30"\ndeal_cap = 1\n'
+
+
+def start(args: list[str], cwd: Path, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def stop(p: subprocess.Popen) -> None:
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def test_a_person_plays_a_seat_through_the_page_to_the_end_of_the_run(tmp_path, page):
+    db = tmp_path / "arena.db"
+    (tmp_path / "short.toml").write_text(SHORT)
+    r = pepper("bot", "register", "alice", "--remote", "--deadline-ms", "60000", "--db", str(db), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    token = next(w for line in r.stdout.splitlines() for w in line.split() if len(w) == 32)
+    (tmp_path / "token").write_text(token + "\n")
+    listen = free_port()
+    arena = start(["arena", "run", "--ruleset", "short.toml", "--players", "2", "--bots", "alice,random", "--games", "2",
+                   "--listen", f"127.0.0.1:{listen}", "--db", str(db), "--quiet"], tmp_path)
+    web_port = free_port()
+    web = start(["web", "--db", str(db), "--address", f"127.0.0.1:{web_port}", "--seat", "alice",
+                 "--referee", f"127.0.0.1:{listen}", "--token-file", str(tmp_path / "token")], tmp_path)
+    try:
+        web.stdout.readline()
+        play_url = web.stdout.readline().split(" at ", 1)[1].strip()
+        assert play_url.startswith(f"http://127.0.0.1:{web_port}/play?token=")
+        up = time.monotonic() + 30
+        while True:
+            try:
+                get_json(f"http://127.0.0.1:{web_port}/api/pools")
+                break
+            except OSError:
+                assert web.poll() is None and time.monotonic() < up, web.stderr.read()
+                time.sleep(0.1)
+        # Without the play token: nothing.
+        for path in ("/play", "/api/seat", "/api/seat?token=wrong"):
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(f"http://127.0.0.1:{web_port}{path}")
+            assert e.value.code == 403
+        page.goto(play_url)
+        moves, deadline = 0, time.monotonic() + 90
+        while arena.poll() is None and time.monotonic() < deadline:
+            legal = page.locator("#hand .card.legal, #actions button.action")
+            try:
+                legal.first.wait_for(timeout=1000)
+            except Exception:  # noqa: BLE001 - playwright's TimeoutError: nobody asks alice now
+                continue
+            state = get_json(play_url.replace("/play?", "/api/seat?"))
+            if state["pending"]:
+                # Only alice's own cards reach the page: the hand shown is the seat's view's.
+                assert sorted(page.locator("#hand .card").evaluate_all("es => es.map(e => e.dataset.card)")) == \
+                    sorted(state["view"]["hand"])
+                page.wait_for_function("document.getElementById('clock').textContent.endsWith(' s')", timeout=2000)
+                if moves == 3:
+                    screenshot(page, "play", tmp_path)
+                legal.first.click()
+                moves += 1
+                page.wait_for_timeout(100)
+        out, err = arena.communicate(timeout=30)
+        assert arena.returncode == 0, err
+    finally:
+        stop(arena)
+        page.goto("about:blank")
+        stop(web)
+    assert moves >= 4
+    st = Store(db, read_only=True)
+    games, total = st.latest_games(bot="alice")
+    assert total == 2 and all(g.status == "completed" for g in games)
+    assert all("alice" in g.bots and "random" in g.bots for g in games)
+    assert st.rating_games(games[0].pool, "alice") == 2

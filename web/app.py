@@ -1,0 +1,186 @@
+"""The web server: the JSON API under ``/api`` and the pages that use it (docs/web.md lists both).
+
+Every request opens the store read-only (one SQLite connection per request: sqlite3 connections stay in
+their thread, and FastAPI runs plain functions in a thread pool), so the server never writes the database
+and reads each game as the arena committed it. ``/api/events`` is a server-sent event stream that says
+``change`` whenever the store gains a game or a crash, which the leaderboard and the games list follow live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Body, FastAPI, HTTPException, Query, Request
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from arena.store import Store, StoreError
+
+from . import data, queries
+from .charts import history_svg
+from .seat import HumanSeat
+
+HERE = Path(__file__).parent
+POLL_SECONDS = 0.5   # how often the event stream looks at the store
+
+
+def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | None = None,
+               play_token: str | None = None) -> FastAPI:
+    """The ASGI app over the results database ``db`` (which must exist: it is only read). With ``seat``, the play
+    page and its API (``/play``, ``/api/seat``) too, each request holding ``play_token``."""
+    db = Path(db)
+    Store(db, read_only=True).close()   # fail now, with the store's own message, not on the first request
+    app = FastAPI(title="Pepper Arena", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.add_middleware(GZipMiddleware, minimum_size=2048)   # a long game's replay is megabytes of repetitive JSON
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    pages = Jinja2Templates(directory=HERE / "templates")
+
+    @contextmanager
+    def store() -> Iterator[Store]:
+        try:
+            st = Store(db, read_only=True)
+        except StoreError as e:
+            raise HTTPException(503, str(e)) from None
+        try:
+            yield st
+        except data.NotFound as e:
+            raise HTTPException(404, str(e)) from None
+        except data.Withheld as e:
+            raise HTTPException(403, str(e)) from None
+        except ValueError as e:
+            raise HTTPException(400, str(e)) from None
+        finally:
+            st.close()
+
+    # -- the JSON API ---------------------------------------------------------------------------------
+    @app.get("/api/pools")
+    def api_pools() -> list[dict]:
+        """The rated pools, each with its key, label and newest game."""
+        with store() as st:
+            return data.pools(st)
+
+    @app.get("/api/leaderboard")
+    def api_leaderboard(pool: str | None = None, all_versions: bool = False) -> dict:
+        """A pool's ranked table (the pool played last when none is given)."""
+        with store() as st:
+            return data.leaderboard(st, pool, all_versions=all_versions)
+
+    @app.get("/api/history")
+    def api_history(pool: str, bot: str, version: int = 1) -> list[dict]:
+        """A bot version's rating after each of its rated games in a pool."""
+        with store() as st:
+            return data.history(st, pool, bot, version)
+
+    @app.get("/api/bots")
+    def api_bots() -> list[dict]:
+        with store() as st:
+            return data.bots(st)
+
+    @app.get("/api/bots/{name}")
+    def api_bot(name: str) -> dict:
+        with store() as st:
+            return data.bot(st, name)
+
+    @app.get("/api/games")
+    def api_games(pool: str | None = None, bot: str | None = None, version: int | None = None, run: int | None = None,
+                  status: str | None = None, limit: Annotated[int, Query(ge=1, le=500)] = 50,
+                  before: int | None = None) -> dict:
+        """Games newest first, filtered, with their duplicate twins."""
+        with store() as st:
+            return data.games(st, pool=pool or None, bot=bot or None, version=version, run=run, status=status or None,
+                              limit=limit, before=before)
+
+    @app.get("/api/games/{game_id}")
+    def api_game(game_id: int) -> dict:
+        with store() as st:
+            return data.game(st, game_id)
+
+    @app.get("/api/games/{game_id}/replay")
+    def api_replay(game_id: int, seat: int | None = None) -> dict:
+        """The replay's frames: every seat's cards, or (``seat``) exactly what that seat knew."""
+        with store() as st:
+            return data.replay(st, game_id, seat)
+
+    @app.get("/api/events")
+    async def api_events(request: Request) -> StreamingResponse:
+        """Server-sent events: ``change`` with the newest game id whenever the store gains a game or a crash."""
+        async def stream():
+            last = None
+            while not await request.is_disconnected():
+                mark = await asyncio.to_thread(_mark, db)
+                if mark != last:
+                    last = mark
+                    yield f"event: change\ndata: {json.dumps({'game': mark[0], 'crash': mark[1]})}\n\n"
+                await asyncio.sleep(poll)
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/charts/history.svg")
+    def chart_history(pool: str, bot: str, version: int = 1) -> Response:
+        """The rating history as an SVG line chart (mu with its 3-sigma band)."""
+        with store() as st:
+            return Response(history_svg(data.history(st, pool, bot, version)), media_type="image/svg+xml")
+
+    # -- the pages: a template each, filled in by its script from the API ------------------------------
+    def page(request: Request, template: str, **context) -> HTMLResponse:
+        return pages.TemplateResponse(request, template, {"db": str(db), "db_name": db.name, **context})
+
+    @app.get("/", response_class=HTMLResponse)
+    def leaderboard_page(request: Request):
+        return page(request, "leaderboard.html")
+
+    @app.get("/games", response_class=HTMLResponse)
+    def games_page(request: Request):
+        return page(request, "games.html")
+
+    @app.get("/games/{game_id}", response_class=HTMLResponse)
+    def replay_page(request: Request, game_id: int):
+        return page(request, "replay.html", game_id=game_id)
+
+    @app.get("/bots/{name}", response_class=HTMLResponse)
+    def bot_page(request: Request, name: str):
+        return page(request, "bot.html", name=name)
+
+    # -- a person's seat (pepper web --seat): behind the play token --------------------------------------
+    def holder(token: str) -> HumanSeat:
+        if seat is None or play_token is None:
+            raise HTTPException(404, "no seat is played from this server: start it with pepper web --seat NAME")
+        if not secrets.compare_digest(token.encode(), play_token.encode()):
+            raise HTTPException(403, "wrong or missing play token: open the address `pepper web --seat` printed")
+        return seat
+
+    @app.get("/api/seat")
+    def api_seat(token: str = "") -> dict:
+        """The seat's pending decision (its view: its own cards only, legal actions, seconds left) or latest view."""
+        return holder(token).state()
+
+    @app.post("/api/seat/answer")
+    def api_seat_answer(token: str = "", action: str = Body(...), request_id: int | str = Body(...)) -> dict:
+        """Answer the pending decision ``request_id`` with ``action`` (one of its legal actions)."""
+        try:
+            holder(token).answer(action, str(request_id))
+        except ValueError as e:
+            raise HTTPException(409, str(e)) from None
+        return {"ok": True}
+
+    @app.get("/play", response_class=HTMLResponse)
+    def play_page(request: Request, token: str = ""):
+        holder(token)
+        return page(request, "play.html", name=seat.name)
+
+    return app
+
+
+def _mark(db: Path) -> tuple[int, int]:
+    st = Store(db, read_only=True)
+    try:
+        return queries.change_mark(st)
+    finally:
+        st.close()

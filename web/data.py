@@ -1,0 +1,177 @@
+"""What the JSON API returns, read from the store: plain dicts and lists, ready for ``json.dumps``.
+
+Each function takes an open read-only :class:`~arena.store.Store`. The ranked rows come from
+:func:`arena.stats.table` as they are, with the interval the table prints (mu - 3 sigma to mu + 3 sigma).
+"""
+
+from __future__ import annotations
+
+import math
+
+from arena.ratings import Pool
+from arena.stats import cross_table, label, table
+from arena.store import Store, StoredGame
+from referee.rules import RulesError
+
+from . import queries
+from .replay import frames
+
+
+class NotFound(LookupError):
+    """Nothing by that name or id; the message says what there is instead."""
+
+
+class Withheld(PermissionError):
+    """A game's cards are not shown yet: the message says why and until when."""
+
+
+def pool_labels(store: Store) -> dict[str, str]:
+    """Pool key -> the short label the CLI shows (``iowa/4p``, with the digest only where two pools share a name)."""
+    keys = store.pools()
+    parsed = [Pool.parse(k) for k in keys]
+    return {k: p.label(parsed) for k, p in zip(keys, parsed)}
+
+
+def pools(store: Store) -> list[dict]:
+    labels = pool_labels(store)
+    return [{"key": k, "label": labels[k], "ruleset": Pool.parse(k).ruleset, "players": Pool.parse(k).players,
+             "newest_game": store.newest_game(k)} for k in store.pools()]
+
+
+def _pool(store: Store, key: str | None) -> str:
+    keys = store.pools()
+    if key is None:
+        if not keys:
+            raise NotFound("no rated pool yet: run a tournament first (`pepper arena run`)")
+        return max(keys, key=store.newest_game)   # the pool played most recently
+    if key not in keys:
+        labels = pool_labels(store)
+        match = [k for k, lab in labels.items() if lab == key]
+        if len(match) == 1:
+            return match[0]
+        raise NotFound(f"no pool {key!r}; the pools are: {', '.join(labels.values()) or 'none yet'}")
+    return key
+
+
+def _finite(x):
+    """``x`` with every infinite or undefined float as None (JSON has neither)."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
+def leaderboard(store: Store, pool: str | None = None, *, all_versions: bool = False) -> dict:
+    """A pool's ranked rows (:func:`arena.stats.table`: with each row's likelihood of superiority over the next
+    and whether it is tied with the row above), each with its interval and faults by kind, and the cross-table of
+    head-to-head statistics over their duplicate blocks (:func:`arena.stats.cross_table`)."""
+    key = _pool(store, pool)
+    ranked = table(store, key, all_versions=all_versions)
+    rows = []
+    for r in ranked:
+        d = r.to_dict()
+        d.update(label=r.label, faults=r.faults, tied_above=r.tied_above, low=r.mu - 3 * r.sigma, high=r.mu + 3 * r.sigma)
+        rows.append(d)
+    return _finite({"pool": key, "label": pool_labels(store)[key], "rows": rows, "newest_game": store.newest_game(key),
+                    "cross_table": cross_table(store, key, ranked).to_dict()})
+
+
+def history(store: Store, pool: str, bot: str, version: int = 1) -> list[dict]:
+    """(game, mu, sigma, mu - 3 sigma) after each rated game of a bot's version in a pool, oldest first."""
+    key = _pool(store, pool)
+    return [{"game": gid, "mu": r.mu, "sigma": r.sigma, "conservative": r.mu - 3 * r.sigma}
+            for gid, r in store.rating_history(key, bot, version)]
+
+
+def bots(store: Store) -> list[dict]:
+    counts = store.version_counts()
+    return [{"name": b.name, "kind": str(b.kind), "sample": b.sample, "version": b.version, "versions": counts.get(b.name, 1)}
+            for b in store.bots()]
+
+
+def bot(store: Store, name: str) -> dict:
+    """A bot's versions (build, rating and games per pool), its faults by kind with example games, and its
+    per-game decision times per pool. A bot's environment is not shown (it may hold what is meant for it alone)."""
+    versions = store.versions(name)
+    if not versions:
+        raise NotFound(f"no bot {name!r}; the bots are: {', '.join(b.name for b in store.bots())}")
+    labels = pool_labels(store)
+    out = []
+    for v in versions:
+        b = v.build
+        pools_of = []
+        for key, (games, mu, sigma) in v.pools.items():
+            totals = next((t for t in store.totals(key) if t.bot == name and t.version == v.version), None)
+            pools_of.append({
+                "pool": key, "label": labels.get(key, key), "games": games, "mu": mu, "sigma": sigma,
+                "conservative": mu - 3 * sigma,
+                "faults": None if totals is None else {"timeouts": totals.timeouts, "illegal": totals.illegal,
+                                                       "crashes": totals.crashes, "fallbacks": totals.fallbacks},
+                "latency_ms": queries.latencies(store, name, v.version, key),
+            })
+        out.append({
+            "version": v.version, "created_at": v.created_at, "kind": str(b.kind), "command": b.command,
+            "processes": b.processes, "digest": b.digest, "deadline_ms": b.deadline_ms, "time_bank_ms": b.time_bank_ms,
+            "pools": pools_of,
+            "fault_examples": [{"game": g, "seat": s, "status": st, "illegal": il, "malformed": ma, "timeout": to,
+                                "disconnect": dc} for g, s, st, il, ma, to, dc in queries.faulted_games(store, name, v.version)],
+        })
+    return {"name": name, "versions": out}
+
+
+def _summary(g: StoredGame, labels: dict[str, str], counts: dict[str, int], twins: list[int]) -> dict:
+    d = g.summary()
+    d.update(seed=g.seed, pool_label=labels.get(g.pool, g.pool), labels=[label(s.bot, s.version, counts.get(s.bot, 1)) for s in g.seats],
+             twins=twins)
+    return d
+
+
+def games(store: Store, *, pool: str | None = None, bot: str | None = None, version: int | None = None,
+          run: int | None = None, status: str | None = None, limit: int = 50, before: int | None = None) -> dict:
+    """A page of games, newest first, with their duplicate twins; ``next_before`` pages on (None: the last page)."""
+    f = queries.GameFilter([_pool(store, pool)] if pool else None, bot, version, run, status)
+    found, total = queries.games(store, f, limit=limit, before=before)
+    more, found = len(found) > limit, found[:limit]
+    labels, counts = pool_labels(store), store.version_counts()
+    tw = queries.twins(store, [g.id for g in found])
+    return {"total": total, "games": [_summary(g, labels, counts, tw[g.id]) for g in found],
+            "next_before": found[-1].id if found and more else None,
+            "runs": [{"id": i, "created_at": c, "finished_at": f_, "games": n} for i, c, f_, n in queries.runs(store)]}
+
+
+def game(store: Store, game_id: int) -> dict:
+    """One game: its summary, each seat's faults by kind and decision times, and its twins."""
+    g = store.game(game_id)
+    if g is None:
+        ids = store.game_ids()
+        raise NotFound(f"no game {game_id}" + (f"; the games are {ids.lowest} to {ids.highest}" if ids.count else ": no games yet"))
+    d = _summary(g, pool_labels(store), store.version_counts(), queries.twins(store, [game_id])[game_id])
+    d["seat_details"] = [{"seat": s.seat, "bot": s.bot, "version": s.version, "status": str(s.status),
+                          "faults": s.faults._asdict(), "fallbacks": s.fallbacks, "decisions": s.decisions,
+                          "latency_p50_ms": s.latency_p50_ms, "latency_p99_ms": s.latency_p99_ms, "score": s.score,
+                          "won": s.won} for s in g.seats]
+    return d
+
+
+def replay(store: Store, game_id: int, seat: int | None = None) -> dict:
+    """The viewer's frames of one game (:func:`web.replay.frames`), every seat's view or only ``seat``'s."""
+    g = store.game(game_id)
+    record = store.record(game_id)
+    if g is None or record is None:
+        raise NotFound(f"no game {game_id}")
+    if waiting := queries.unplayed_twins(store, game_id):
+        # Its twins deal the same cards: whoever sees this game's hands would know theirs (a person at the table,
+        # a remote bot's owner). Shown once the match is played out or the run is over.
+        raise Withheld(f"game {game_id}'s cards are withheld while its duplicate match is still being played "
+                       f"({waiting} twin game{'s' if waiting > 1 else ''} with the same cards to go in run {g.run_id}); "
+                       "its replay opens once they are stored or the run finishes")
+    counts = store.version_counts()
+    try:
+        out = frames(record, [label(s.bot, s.version, counts.get(s.bot, 1)) for s in g.seats], seat)
+    except RulesError as e:
+        raise ValueError(f"the stored record of game {game_id} does not replay: {e}") from None
+    out.update(game=game_id, status=str(g.status), stored_scores=g.scores)
+    return out
