@@ -180,6 +180,9 @@ class Arena:
             raise UsageError(f"--sandbox {self.cfg.sandbox!r}: expected none or docker")
         if self.cfg.sandbox == "docker" and self.cfg.referee:
             raise UsageError("--sandbox docker needs the arena's own referee (its Unix socket): drop --referee")
+        boxed = [n for n in names if n in registered and registered[n].image]
+        if boxed and self.cfg.sandbox != "docker":
+            raise UsageError(f"bot(s) {', '.join(boxed)} run in their Docker image: add --sandbox docker")
         if len(set(names)) < 2:
             raise UsageError("a tournament needs at least 2 registered bots (see `pepper bot list`)")
         try:

@@ -61,7 +61,7 @@ class Sandbox:
     image: str = DEFAULT_IMAGE
     limits: Limits = Limits()
     mounts: tuple[Mount, ...] = ()
-    workdir: str = "/bot"
+    workdir: str | None = "/bot"   # None: the image's own
     socket: str | None = None   # the referee's Unix socket on the host (bind-mounted at SOCKET_IN_CONTAINER)
     labels: dict[str, str] = field(default_factory=dict)
 
