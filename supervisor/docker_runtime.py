@@ -222,7 +222,7 @@ class DockerRuntime:
             c = self.client.containers.create(
                 sb.image, list(spec.argv), environment=env, working_dir=sb.workdir, user=USER,
                 labels={LABEL: "1", OWNER_LABEL: self.owner, **sb.labels},
-                network_mode="none", read_only=True, tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={lim.tmpfs_mb}m"},
+                network_mode="none", read_only=True, tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,mode=1777,size={lim.tmpfs_mb}m"},
                 cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 mem_limit=f"{lim.memory_mb}m", memswap_limit=f"{lim.memory_mb}m", nano_cpus=int(lim.cpus * 1e9),
                 pids_limit=lim.pids, ipc_mode="private", mounts=mounts, detach=True, stdin_open=False,

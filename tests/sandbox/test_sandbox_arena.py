@@ -12,7 +12,7 @@ import pytest
 from arena.registry import ensure_sample_bots
 from arena.store import BotKind, Store
 from arena.tournament import RunConfig, run
-from supervisor.docker_runtime import LABEL
+from supervisor.docker_runtime import OWNER_LABEL, owner_id
 
 HERE = Path(__file__).resolve().parent
 SHORT = 'name = "iowa-short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick run
@@ -25,14 +25,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def setup(tmp_path: Path, hostile: dict[str, dict[str, str]]) -> tuple[Path, Store]:
+def setup(tmp_path: Path, hostile: dict[str, dict[str, str]], limits: dict | None = None) -> tuple[Path, Store]:
     (tmp_path / "short.toml").write_text(SHORT)
     db = tmp_path / "arena.db"
     st = Store(str(db))
     ensure_sample_bots(st, note=lambda m: None)
     for name, env in hostile.items():
         st.add_bot(name, BotKind.COMMAND, command="{python} hostile_bot.py", cwd=str(HERE), env=env,
-                   files=["hostile_bot.py"])
+                   files=["hostile_bot.py"], limits=(limits or {}).get(name))
     st.close()
     return db, st
 
@@ -78,14 +78,14 @@ def test_sandboxed_sample_bots_and_snooping_bots_play_without_faults_and_see_not
         assert f"write {path} -> blocked" in write, write
     assert "write /tmp/hostile -> WRITTEN" in write, write
     # Every container is gone after the run.
-    assert not docker_client.containers.list(all=True, filters={"label": LABEL})
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
 
 
 def test_hostile_bots_get_the_expected_faults_and_the_others_play_on(tmp_path, docker_client):
     db, _ = setup(tmp_path, {
         "spin": {"PEPPER_HOSTILE": "spin"}, "fork": {"PEPPER_HOSTILE": "fork"},
         "memory": {"PEPPER_HOSTILE": "memory"}, "exit": {"PEPPER_HOSTILE": "exit"},
-    })
+    }, limits={"memory": {"memory_mb": 128}, "fork": {"pids": 32}})   # its registered limits, not the defaults
     run_id, prog = play(tmp_path, db, "random,heuristic,spin,fork,memory,exit", 30, deadline_ms=200, time_bank_ms=0)
     # The sample bots' game against each other is played without a fault.
     clean = query(db, "SELECT SUM(illegal + malformed + timeout + disconnect) FROM game_seats WHERE game_id IN "
@@ -100,6 +100,6 @@ def test_hostile_bots_get_the_expected_faults_and_the_others_play_on(tmp_path, d
     # Over its memory: OOM-killed (exit code 137), said in its log; exiting: its exit code. Both are crashes.
     crashes = dict(query(db, "SELECT bot, GROUP_CONCAT(DISTINCT exit_code) FROM crashes GROUP BY bot"))
     assert crashes.get("memory") == "137" and crashes.get("exit") == "3", crashes
-    assert "OOM killed: over its memory limit of 512 MiB" in log(tmp_path, "memory")
+    assert "OOM killed: over its memory limit of 128 MiB" in log(tmp_path, "memory")
     assert "exited with code 3" in log(tmp_path, "exit")
-    assert not docker_client.containers.list(all=True, filters={"label": LABEL})
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})

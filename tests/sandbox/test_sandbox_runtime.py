@@ -79,7 +79,7 @@ import sys, time
 from pathlib import Path
 from supervisor import ProcessSpec
 from supervisor.docker_runtime import DockerRuntime, Sandbox
-h = DockerRuntime(Sandbox(), reap_first=False).start(ProcessSpec("sleeper", ("sleep", "300"), Path(sys.argv[1])))
+h = DockerRuntime(Sandbox(), reap_first=False).start(ProcessSpec("sleeper", ("python3", "-c", "import time; time.sleep(300)"), Path(sys.argv[1])))
 print(h.container.id, flush=True)
 time.sleep(300)
 """
@@ -92,7 +92,7 @@ def test_the_containers_of_a_killed_owner_are_reaped_at_the_next_start(docker_cl
     os.kill(p.pid, signal.SIGKILL)   # no cleanup of its own
     p.wait()
     assert docker_client.containers.get(cid).status == "running"   # left behind
-    mine = docker_client.containers.run("pepper-python:latest", ["sleep", "300"], detach=True,
+    mine = docker_client.containers.run("pepper-python:latest", ["python3", "-c", "import time; time.sleep(300)"], detach=True,
                                         labels={LABEL: "1", "pepper.sandbox.owner": owner_id()})
     try:
         rt = DockerRuntime(Sandbox(), docker_client)
