@@ -81,25 +81,33 @@ def test_sandboxed_sample_bots_and_snooping_bots_play_without_faults_and_see_not
     assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
 
 
-def test_hostile_bots_get_the_expected_faults_and_the_others_play_on(tmp_path, docker_client):
-    db, _ = setup(tmp_path, {
-        "spin": {"PEPPER_HOSTILE": "spin"}, "fork": {"PEPPER_HOSTILE": "fork"},
-        "memory": {"PEPPER_HOSTILE": "memory"}, "exit": {"PEPPER_HOSTILE": "exit"},
-    }, limits={"memory": {"memory_mb": 128}, "fork": {"pids": 32}})   # its registered limits, not the defaults
-    run_id, prog = play(tmp_path, db, "random,heuristic,spin,fork,memory,exit", 30, deadline_ms=200, time_bank_ms=0)
-    # The sample bots' game against each other is played without a fault.
-    clean = query(db, "SELECT SUM(illegal + malformed + timeout + disconnect) FROM game_seats WHERE game_id IN "
+def test_spinning_and_fork_bombing_bots_time_out_and_the_sample_bots_play_on(tmp_path, docker_client):
+    db, _ = setup(tmp_path, {"spin": {"PEPPER_HOSTILE": "spin"}, "fork": {"PEPPER_HOSTILE": "fork"}},
+                  limits={"fork": {"pids": 32}})   # its registered limit, not the default
+    run_id, prog = play(tmp_path, db, "random,heuristic,spin,fork", 12, deadline_ms=200, time_bank_ms=0)
+    assert (prog.done, prog.total) == (12, 12), prog
+    # The sample bots' games against each other are played without a fault.
+    clean = query(db, "SELECT COUNT(*), SUM(illegal + malformed + timeout + disconnect) FROM game_seats WHERE game_id IN "
                   "(SELECT game_id FROM game_seats GROUP BY game_id HAVING SUM(bot NOT IN ('random', 'heuristic')) = 0)")
-    assert clean == [(0,)]
-    assert query(db, "SELECT COUNT(DISTINCT game_id) FROM game_seats WHERE bot = 'random' AND game_id IN "
-                 "(SELECT game_id FROM game_seats WHERE bot = 'heuristic')") == [(2,)]
+    assert clean == [(8, 0)]   # 2 games of 4 seats
     # Spinning and fork-bombing: timeouts (the deadline), their containers held to their CPU and process limits.
     for bot in ("spin", "fork"):
         (timeouts,) = query(db, "SELECT COALESCE(SUM(timeout), 0) FROM game_seats WHERE bot = ?", bot)[0]
         assert timeouts > 0, (bot, log(tmp_path, bot))
-    # Over its memory: OOM-killed (exit code 137), said in its log; exiting: its exit code. Both are crashes.
+    assert "hostile: fork bomb" in log(tmp_path, "fork") and "hostile: spinning" in log(tmp_path, "spin")
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
+
+
+def test_a_bot_over_its_memory_is_oom_killed_one_that_exits_crashes_and_the_others_play_on(tmp_path, docker_client):
+    db, _ = setup(tmp_path, {"memory": {"PEPPER_HOSTILE": "memory"}, "exit": {"PEPPER_HOSTILE": "exit"}},
+                  limits={"memory": {"memory_mb": 128}})
+    run_id, prog = play(tmp_path, db, "random,memory,exit", 6, deadline_ms=500)
+    # Both crash on their first decision, and again after each restart (their games replayed from the start),
+    # and the run goes on to its end.
+    assert prog.done == 6 and prog.crashes >= 2, prog
+    # Over its memory: OOM-killed (exit code 137), said in its log; exiting: its exit code.
     crashes = dict(query(db, "SELECT bot, GROUP_CONCAT(DISTINCT exit_code) FROM crashes GROUP BY bot"))
-    assert crashes.get("memory") == "137" and crashes.get("exit") == "3", crashes
+    assert crashes == {"memory": "137", "exit": "3"}, crashes
     assert "OOM killed: over its memory limit of 128 MiB" in log(tmp_path, "memory")
     assert "exited with code 3" in log(tmp_path, "exit")
     assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
