@@ -5,8 +5,8 @@ A bot registered with an image (:func:`resolve_image`, by its id: the version it
 in that image, in its working directory. Any other command bot runs in the project's base
 image (``make images``: Debian's Python 3 with the SDK; Node.js for a ``node`` command) with its files (those its
 version's digest covers, :func:`arena.registry.default_files`) mounted read-only under /bot, its working
-directory; ``{python}`` in its command is the image's python3. The sample bots get the rules engine too
-(``referee/rules``), which they import.
+directory; ``{python}`` in its command is the image's python3. The sample bots get what they load from the
+repository too: the rules engine (``referee/rules``), the Node.js bot the protocol's .proto files.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from supervisor.docker_runtime import DEFAULT_IMAGE, NODE_IMAGE, DockerRuntime, Limits, Mount, Sandbox, client, reap
 
 from .errors import ArenaError
-from .registry import ROOT, BotFilesError, default_files
+from .registry import NODE_DIR, ROOT, BotFilesError, default_files
 from .store import Bot
 
 SANDBOX_PYTHON = "python3"   # {python} in a container
@@ -112,8 +112,12 @@ class BotSandbox:
             rel = src.relative_to(Path(bot.cwd).resolve()) if src.is_relative_to(Path(bot.cwd).resolve()) else None
             target = WORKDIR if rel is None or str(rel) == "." else f"{WORKDIR}/{rel.as_posix()}"
             out.append(Mount(str(src), target if rel is not None else f"{WORKDIR}/{src.name}"))
+        # What the sample bots load from the repository besides their files: the rules engine (Python), the
+        # protocol's .proto files (Node.js, from <repo>/proto: /bot/lib/../../../proto is /proto).
         if bot.sample and Path(bot.cwd).resolve() == ROOT:
             out.append(Mount(str(ROOT / "referee" / "rules"), f"{WORKDIR}/referee/rules"))
+        if bot.sample and Path(bot.cwd).resolve() == NODE_DIR.resolve():
+            out.append(Mount(str(ROOT / "proto"), "/proto"))
         return tuple(out)
 
     def runtime(self, bot: Bot) -> DockerRuntime:

@@ -3,6 +3,7 @@ and hostile bots each fail safely, with the expected fault, while the other game
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 from pathlib import Path
@@ -110,4 +111,21 @@ def test_a_bot_over_its_memory_is_oom_killed_one_that_exits_crashes_and_the_othe
     assert crashes == {"memory": "137", "exit": "3"}, crashes
     assert "OOM killed: over its memory limit of 128 MiB" in log(tmp_path, "memory")
     assert "exited with code 3" in log(tmp_path, "exit")
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
+
+
+def test_a_sandboxed_tournament_of_every_sample_bot(tmp_path, docker_client):
+    from arena.registry import node_missing
+
+    why = node_missing()
+    if why:   # CI installs Node.js and the bot's packages (make node-bot): it must run there
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI=true but the Node.js sample bot cannot run: {why}", pytrace=False)
+        pytest.skip(why)
+    db, _ = setup(tmp_path, {})
+    run_id, prog = play(tmp_path, db, "random,heuristic,montecarlo,node", 12, bot_env={"PEPPER_MC_BUDGET_MS": "1"})
+    assert (prog.done, prog.faults, prog.crashes) == (12, 0, 0), prog
+    assert {b for (b,) in query(db, "SELECT DISTINCT bot FROM game_seats")} == {"random", "heuristic", "montecarlo", "node"}
+    for bot in ("random", "heuristic", "montecarlo", "node"):
+        assert "pepper sandbox: container" in log(tmp_path, bot) and "exited with code 0" in log(tmp_path, bot)
     assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
