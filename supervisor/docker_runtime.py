@@ -27,6 +27,7 @@ LABEL = "pepper.sandbox"                 # on every container this module starts
 OWNER_LABEL = "pepper.sandbox.owner"     # "PID:STARTTIME" of the process that started it
 SOCKET_IN_CONTAINER = "/run/pepper/referee.sock"
 USER = "65534:65534"                     # nobody:nogroup - no account of the host's, no file of the image's
+LOG_LIMIT = 64 << 20                     # bytes of a container's output kept in its log: a bot cannot fill the disk
 DEFAULT_IMAGE = "pepper-python:latest"   # `make images`: Debian's Python, the SDK
 NODE_IMAGE = "pepper-node:latest"        # `make images`: the above and Node.js
 
@@ -144,9 +145,14 @@ class DockerHandle:
 
         with open(self.spec.log, "ab") as log:
             try:
+                kept = 0
                 for chunk in self.container.logs(stream=True, follow=True, stdout=True, stderr=True):
-                    log.write(chunk)
-                    log.flush()
+                    if kept < LOG_LIMIT:   # past it, read and dropped (the container is not held up)
+                        log.write(chunk[:LOG_LIMIT - kept])
+                        kept += len(chunk)
+                        if kept >= LOG_LIMIT:
+                            log.write(f"\npepper sandbox: more output than {LOG_LIMIT:,} bytes; the rest is dropped\n".encode())
+                        log.flush()
                 result = self.container.wait(timeout=30)
                 self.container.reload()
                 state = self.container.attrs.get("State", {})

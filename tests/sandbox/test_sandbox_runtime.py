@@ -101,3 +101,12 @@ def test_the_containers_of_a_killed_owner_are_reaped_at_the_next_start(docker_cl
         assert docker_client.containers.get(mine.id).status == "running"   # a live owner's: kept
     finally:
         mine.remove(force=True)
+
+
+def test_a_container_cannot_fill_the_disk_through_its_log(docker_client, tmp_path, monkeypatch):
+    from supervisor import docker_runtime
+
+    monkeypatch.setattr(docker_runtime, "LOG_LIMIT", 10_000)
+    code, log = run(docker_client, tmp_path, ["python3", "-c", "print('x' * 1_000_000)"])
+    assert code == 0
+    assert len(log) < 11_000 and "more output than" in log and "exited with code 0" in log, len(log)
