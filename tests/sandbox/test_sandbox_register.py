@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.store import Store
+from supervisor.docker_runtime import OWNER_LABEL, owner_id
 
 HERE = Path(__file__).resolve().parent
 SHORT = 'name = "iowa-short"\nextends = "iowa"\ndeal_cap = 1\n'
@@ -66,3 +69,25 @@ def test_a_bot_registered_with_a_dockerfile_runs_in_its_image_and_its_image_vers
 
     missing = pepper("bot", "register", "nope", "--image", "pepper-no-such-image:1", db=db)
     assert missing.returncode != 0 and "no such image in the local Docker Engine" in said(missing), said(missing)
+
+
+def test_the_containers_of_a_killed_arena_are_removed_by_the_next_run(tmp_path, docker_client):
+    (tmp_path / "short.toml").write_text(SHORT)
+    db = tmp_path / "arena.db"
+    args = ["arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", "400", "--sandbox",
+            "docker", "--db", str(db), "--progress-every", "0.2"]
+    p = subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+    label = {"label": f"{OWNER_LABEL}={owner_id(p.pid)}"}
+    line = p.stdout.readline()                 # the first progress line: its bots are playing
+    assert "games" in line, line
+    left = docker_client.containers.list(all=True, filters=label)
+    assert len(left) >= 2
+    p.send_signal(signal.SIGKILL)              # no cleanup of its own
+    p.wait()
+    time.sleep(0.5)
+    assert {c.id for c in docker_client.containers.list(all=True, filters=label)} == {c.id for c in left}
+    again = pepper("arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", "2",
+                   "--sandbox", "docker", "--quiet", db=db)
+    assert again.returncode == 0, said(again)
+    assert not docker_client.containers.list(all=True, filters=label)
