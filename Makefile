@@ -14,7 +14,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 RUNTIME := $(VENV)/.runtime
-PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor
+PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor pepper_spiel
 NODE_BOT := sample_bots/node
 NODE_STAMP := $(NODE_BOT)/node_modules/.package-lock.json
 
@@ -37,7 +37,7 @@ $(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 	@touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME) $(SDK_STAMP)
-	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev]'
+	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev,research]'
 	@touch $(STAMP)
 
 # The Node.js sample bot's packages, where node is installed (the arena skips it otherwise).
@@ -48,9 +48,21 @@ node-bot:
 		fi; \
 	fi
 
+# The Go and C++ starter kits (sample_bots/go, sample_bots/cpp; docs/bots-in-any-language.md), each skipped with a
+# one-line note where its toolchain is missing (.ci/run installs both). They build into build/kits/<kit>, outside
+# sample_bots/, whose files are the Python sample bots' version digest (arena/registry.py).
+KITS := go cpp
+.PHONY: kits
+kits: ## build the Go and C++ starter kits (a kit whose toolchain is missing is skipped, with a note)
+	@for k in $(KITS); do \
+		why=$$($(MAKE) -s --no-print-directory -C sample_bots/$$k missing); \
+		if [ -n "$$why" ]; then echo "note: sample_bots/$$k not built: $$why"; \
+		else $(MAKE) -s --no-print-directory -j2 -C sample_bots/$$k BUILD=$(CURDIR)/build/kits/$$k || exit 1; fi; \
+	done
+
 install: $(STAMP) node-bot ## create .venv and install the project with its test extras (and the Node bot's packages where node is installed)
 
-test: install checkgenerate ## run the whole test suite
+test: install kits checkgenerate ## run the whole test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # The pure layers, no server or bot process: the rules (one random game per configuration for the property

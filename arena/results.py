@@ -57,7 +57,8 @@ def new_game(res: control_pb2.GameResult, table: Table, *, run_id: int | None, i
              version=versions[seats[s]])
         for s, r in enumerate(res.seats))
     return NewGame(run_id=run_id, idx=idx, pool=pool, ruleset=ruleset, players=len(seats), seed=seed,
-                   status=GAME_STATUS.get(res.status, GameStatus.UNKNOWN), duration=res.duration_s, seats=rows, record=record)
+                   status=GAME_STATUS.get(res.status, GameStatus.UNKNOWN), duration=res.duration_s, seats=rows, record=record,
+                   team_of=tuple(team_of))
 
 
 def entries(table: Table, seats: list[str]) -> list[list[str]]:

@@ -16,17 +16,26 @@ seat per game; the table shows the median of the per-game p50s and the 99th
 percentile of the per-game p99s (an upper-leaning estimate, not a pooled p99).
 The aggregates are SQL over the store's per-seat rows (:meth:`Store.totals`).
 
-Two layouts show the rows: :data:`COMPACT` (fits 80 columns: rank, bot,
-rating with its interval, games, win %, all faults together) and :data:`WIDE`
-(every figure).
+Ties from differences: each row says how likely the bot is stronger than the next one down
+(``next_los``), from their head-to-head duplicate blocks where they have at least two complete ones that
+are not all alike (:mod:`arena.evidence`), else from their TrueSkill ratings (Phi((mu1 - mu2) / sqrt(sigma1^2 + sigma2^2))),
+and whether that difference is significant at 95% (two-sided: the likelihood above 97.5% or below
+2.5%). :func:`cross_table` gives the head-to-head statistics of every pair.
+
+Two layouts show the rows: :data:`COMPACT` (fits 80 columns: rank, marked
+``~N`` when not significantly below the row above, bot, rating with its
+interval, games, win %, all faults together) and :data:`WIDE` (every figure,
+and ``vs next``: the likelihood of being stronger than the next bot).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
+from .evidence import Block, HeadToHead, Side, head_to_head, phi, pooled_correlation
 from .ratings import Rating
 from .store import Store
 
@@ -50,6 +59,10 @@ class Row:
     latency_p99_ms: float | None
     version: int = 1
     label: str = ""     # how the table names it: "mybot", or "mybot v3" for a bot with several versions
+    next_los: float | None = None          # P(stronger than the next row's bot); None for the last row
+    next_significant: bool | None = None   # that difference is significant at 95%
+    next_basis: str | None = None          # "blocks" (their head-to-head duplicate blocks) or "trueskill"
+    tied_above: bool = False               # not significantly below the row above (the table shows rank ~N)
 
     @property
     def faults(self) -> int:
@@ -58,7 +71,7 @@ class Row:
 
     def to_dict(self) -> dict:
         """Every figure (JSON and CSV): the bot's name and its version apart, not the label."""
-        return {k: v for k, v in asdict(self).items() if k != "label"}
+        return {k: v for k, v in asdict(self).items() if k not in ("label", "tied_above")}
 
 
 class Column(NamedTuple):
@@ -73,10 +86,20 @@ def _num(x: float | None, digits: int = 1) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-_RANK = Column("rank", lambda r: str(r.rank))
+_RANK = Column("rank", lambda r: f"~{r.rank}" if r.tied_above else str(r.rank))
 _BOT = Column("bot", lambda r: r.label, left=True)
 _GAMES = Column("games", lambda r: str(r.games))
 _WIN = Column("win %", lambda r: _num(r.win_pct))
+
+
+def _vs_next(r: Row) -> str:
+    if r.next_los is None:
+        return ""
+    return f"{100 * r.next_los:.0f}%" + ("" if r.next_significant else " ~")
+
+
+_NEXT = Column("vs next", _vs_next)
+NEXT_CAPTION = "~2: not significantly below the bot above (95%)"
 
 COMPACT = (_RANK, _BOT,
            Column("rating", lambda r: _num(r.conservative, 2)),
@@ -96,7 +119,7 @@ WIDE = (_RANK, _BOT,
         Column("crashes", lambda r: str(r.crashes)),
         Column("fallbacks", lambda r: str(r.fallbacks)),
         Column("p50 ms", lambda r: _num(r.latency_p50_ms, 2)),
-        Column("p99 ms", lambda r: _num(r.latency_p99_ms, 2)))
+        Column("p99 ms", lambda r: _num(r.latency_p99_ms, 2)), _NEXT)
 
 
 def label(bot: str, version: int, versions: int) -> str:
@@ -120,7 +143,62 @@ def table(store: Store, pool: str, *, all_versions: bool = False) -> list[Row]:
     rows.sort(key=lambda x: -x.conservative)
     for i, row in enumerate(rows, 1):
         row.rank = i
+    pairs = head_to_heads(store, pool)
+    for row, below in zip(rows, rows[1:]):
+        h = pairs.get(((row.bot, row.version), (below.bot, below.version)))
+        if h is not None and h.blocks >= 2 and math.isfinite(h.los):
+            row.next_los, row.next_significant, row.next_basis = h.los, h.significant, "blocks"
+        else:
+            spread = math.sqrt(row.sigma ** 2 + below.sigma ** 2)
+            row.next_los = phi((row.mu - below.mu) / spread) if spread > 0 else 0.5
+            row.next_significant, row.next_basis = not 0.025 <= row.next_los <= 0.975, "trueskill"
+        below.tied_above = not row.next_significant
     return rows
 
 
-__all__ = ["COMPACT", "WIDE", "Column", "Row", "label", "table"]
+def blocks_by_pair(store: Store, pool: str) -> dict[tuple[Side, Side], list[Block]]:
+    """The complete blocks of ``pool`` per ordered pair of sides (each side's own view of them)."""
+    out: dict[tuple[Side, Side], list[Block]] = {}
+    for b in store.blocks(pool):
+        if b.complete:
+            out.setdefault(((b.bot, b.version), (b.opponent, b.opponent_version)), []).append(
+                Block(b.games, b.score, b.score_sq, b.margin, b.margin_sq))
+    return out
+
+
+def head_to_heads(store: Store, pool: str) -> dict[tuple[Side, Side], HeadToHead]:
+    """The head-to-head statistics of every ordered pair of sides with complete blocks in ``pool``."""
+    counts = store.version_counts()
+    name = lambda s: label(s[0], s[1], counts.get(s[0], 1))  # noqa: E731
+    return {(a, b): head_to_head(name(a), name(b), blocks)
+            for (a, b), blocks in blocks_by_pair(store, pool).items()}
+
+
+@dataclass
+class CrossTable:
+    """The head-to-head statistics between the rows of a ranked table, and what the blocks saved."""
+
+    rows: list[Row]
+    pairs: dict[tuple[int, int], HeadToHead] = field(default_factory=dict)   # (i, j) row indexes -> i against j
+    pooled: dict = field(default_factory=dict)                               # evidence.pooled_correlation
+
+    def to_dict(self) -> dict:
+        """JSON: every pair once (the higher-ranked side first), and the pool's block correlation."""
+        out = []
+        for (i, j), h in sorted(self.pairs.items()):
+            if i < j:
+                out.append({"bot": self.rows[i].bot, "version": self.rows[i].version, "opponent": self.rows[j].bot,
+                            "opponent_version": self.rows[j].version} | h.to_dict())
+        return {"head_to_head": out, "blocks": self.pooled}
+
+
+def cross_table(store: Store, pool: str, rows: list[Row]) -> CrossTable:
+    """The cross-table of ``rows`` (a ranked table of ``pool``)."""
+    pairs = head_to_heads(store, pool)
+    index = {(r.bot, r.version): i for i, r in enumerate(rows)}
+    cells = {(index[a], index[b]): h for (a, b), h in pairs.items() if a in index and b in index}
+    return CrossTable(rows, cells, pooled_correlation(h for (i, j), h in cells.items() if i < j))
+
+
+__all__ = ["COMPACT", "NEXT_CAPTION", "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table",
+           "head_to_heads", "label", "table"]

@@ -456,6 +456,10 @@ class Arena:
         self.store.append_plan(run_id, more)
         return matches
 
+    def decided(self, run_id: int) -> bool:
+        """Whether an adaptive run has seen enough before its planned games run out (arena.match: its SPRT)."""
+        return False
+
     def lineup_score(self, ratings: dict, seats: list[str]) -> float:
         """Match quality (evenly matched: informative) plus a bonus for the bots' uncertainty."""
         sigma = sum(ratings[b].sigma if b in ratings else DEFAULT_SIGMA for b in set(seats))
@@ -530,7 +534,7 @@ class Arena:
             while not errors:
                 queue = [g for g in self.store.pending(run_id) if g.idx not in started]
                 if not queue:
-                    if not (cfg.adaptive and self.store.planned_count(run_id) < cfg.games):
+                    if not (cfg.adaptive and self.store.planned_count(run_id) < cfg.games) or self.decided(run_id):
                         break
                     while progress.in_flight > low_water and not errors:
                         finished.clear()

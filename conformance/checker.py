@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
-from supervisor import StartError
+from supervisor import STOP_GRACE_S, StartError
 
 from .checks import build_checks
 from .house import HOUSE_NAME, HouseBot
@@ -81,6 +81,8 @@ class Checker:
         self.command, self.o = command, opts
         self.out = opts.out or sys.stdout
         self.fatal: Fatal | None = None   # later waves are skipped
+        self.first_timeout = ""           # where the bot first timed out ("game G seat S, deal D"), once it has
+        self.stall = ""                   # why the checker stopped waiting for the bot, once it has
         self.protocol_counts = Counter()
         self.tally = Tally()
         self.log_records: list[str] = []
@@ -120,22 +122,38 @@ class Checker:
         c.seconds = time.monotonic() - t0
 
     async def wait_games(self, want: set[str], stop: asyncio.Event) -> None:
-        """Until these games end; a timeout of the bot (unless --keep-going) stops every check of the wave."""
+        """Until these games end.
+
+        One timeout of the bot is that check's failure, not the end of the others: the bot may have been slow
+        once and answer everything after it. Only a bot that answers nothing in its games for a deadline plus
+        a time bank (and 2 s) after a timeout is stalled: then (unless --keep-going) every check of the wave
+        stops waiting and later waves are skipped, each saying so."""
         from pepper_proto.v1 import game_pb2
 
         end = time.monotonic() + self.o.wave_timeout
+        stall_s = (self.o.deadline_ms + self.o.time_bank_ms) / 1000 + 2.0
+        answered, progress_at = -1, time.monotonic()
         while time.monotonic() < end and not stop.is_set():
-            running = False
+            running, n = False, 0
             for g in await self.referee.games():
                 if g.game_id not in want:
                     continue
                 running |= g.status == game_pb2.GAME_STATUS_RUNNING
                 bots = {s.seat for s in g.seats if s.bot_name == self.o.name}
-                if not self.o.keep_going and any(f.kind == game_pb2.FAULT_KIND_TIMEOUT and f.seat in bots for f in g.faults):
-                    self.fatal = self.fatal or Fatal.TIMEOUT
-                    stop.set()
+                n += sum(s.decisions for s in g.seats if s.seat in bots)
+                late = next((f for f in g.faults if f.kind == game_pb2.FAULT_KIND_TIMEOUT and f.seat in bots), None)
+                if late is not None and not self.first_timeout:
+                    self.first_timeout = f"game {g.game_id} seat {late.seat}, deal {late.deal}"
             if not running:
                 return
+            now = time.monotonic()
+            if n != answered:
+                answered, progress_at = n, now
+            elif self.first_timeout and not self.o.keep_going and now - progress_at > stall_s:
+                self.stall = (f"the bot answered nothing for {now - progress_at:.0f} s after its timeout in "
+                              f"{self.first_timeout}")
+                self.fatal = self.fatal or Fatal.TIMEOUT
+                stop.set()
             if self.bot.exited():   # the referee forfeits the lost connection's games: keep polling until they end
                 self.fatal = self.fatal or Fatal.CRASH
             await asyncio.sleep(0.05)
@@ -156,7 +174,7 @@ class Checker:
             if c.status != Status.FAIL:
                 for p in c.played:
                     self.tally.add(p)
-            if judge(c, crash, stalled=self.fatal == Fatal.TIMEOUT):
+            if judge(c, crash, stalled=self.stall):
                 self.fatal = self.fatal or Fatal.CRASH
 
     # -- the checks that are not games -------------------------------------------
@@ -187,9 +205,9 @@ class Checker:
         if self.bot.exited():
             return c.done(Status.FAIL, self.bot.crash_reason() + " before the end of the checks")
         t0 = time.monotonic()
-        if await self.bot.terminate(10):
+        if await self.bot.terminate(STOP_GRACE_S):
             return c.done(Status.PASS, f"exited {time.monotonic() - t0:.1f} s after SIGTERM (code {self.bot.exit_code})")
-        return c.done(Status.FAIL, "the bot was still running 10 s after SIGTERM")
+        return c.done(Status.FAIL, f"the bot was still running {STOP_GRACE_S:.0f} s after SIGTERM (the arena kills it then)")
 
     def check_policy(self) -> Check:
         """Did the bot's SDK answer for its strategy? The referee counted the answers marked as fallbacks."""
@@ -248,7 +266,8 @@ class Checker:
                 batch = [c for c in checks if c.wave == wave]
                 if self.fatal and not o.keep_going:
                     for c in batch:
-                        c.done(Status.SKIP, f"not run after the earlier {self.fatal.value}")
+                        why = f" ({self.stall})" if self.fatal == Fatal.TIMEOUT and self.stall else ""
+                        c.done(Status.SKIP, f"not run after the earlier {self.fatal.value}{why}")
                 else:
                     await self.run_wave(batch)
                 for c in batch:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from supervisor import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime, inherited_env
+from supervisor import STOP_GRACE_S, Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime, inherited_env
 
 _MISSING_MODULE_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'")
 _SDK_HINT = "does the script start the SDK (`main(MyBot())` under `if __name__ == '__main__':`)?"
@@ -102,7 +102,7 @@ class BotProcess:
         """SIGTERM, then SIGKILL: the bot and anything it started are gone."""
         if self.handle is not None and not self.exited():
             self.handle.terminate()
-            if not await self._wait(5):
+            if not await self._wait(STOP_GRACE_S):
                 self.handle.kill()
                 await self._wait(5)
         if self._echoing is not None:

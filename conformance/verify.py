@@ -123,9 +123,10 @@ def _fault_problems(p: Played, crash: str | None) -> list[tuple[int, str]]:
     return out
 
 
-def judge(c: Check, crash: str | None, stalled: bool) -> bool:
+def judge(c: Check, crash: str | None, stalled: str) -> bool:
     """Give ``c`` its verdict from its games. ``crash``: why the bot's process is gone (None while it runs);
-    ``stalled``: the bot stopped answering. Returns True when the check failed because the bot crashed."""
+    ``stalled``: why the checker stopped waiting for the bot ("" if it did not). Returns True when the check
+    failed because the bot crashed."""
     if c.status == Status.FAIL:   # its games could not even be created
         return False
     worst: list[tuple[int, str]] = []
@@ -135,7 +136,7 @@ def judge(c: Check, crash: str | None, stalled: bool) -> bool:
         worst += faults
         if p.status == "running":
             worst.append((TIMEOUT if stalled else ERROR,
-                          f"timeout: game {gid} did not finish" + (" (the bot stopped answering)" if stalled else "")))
+                          f"timeout: game {gid} did not finish" + (f" ({stalled})" if stalled else "")))
         elif not faults and p.status != p.spec.expect:
             worst.append((ERROR, f"error: game {gid} ended {p.status} ({p.result.reason})"))
         if p.replay_error:

@@ -121,6 +121,94 @@ def arena_run(
     _print_table(st, cfg.pool().key, wide)
 
 
+@app.command("match")
+def arena_match(
+    a: Annotated[str, typer.Argument(help="The bot under test (H1: it is elo1 stronger than B).")],
+    b: Annotated[str, typer.Argument(help="The bot it is measured against.")],
+    sprt: Annotated[str, typer.Option(help="The test: elo0 (H0), elo1 (H1), logistic Elo per game, and the error "
+                                           "rates alpha (accepting H1 under H0) and beta.")] = "elo0=0 elo1=5 alpha=0.05 beta=0.05",
+    max_games: Annotated[int, typer.Option("--max-games", min=1, help="Stop undecided after this many games.")] = 20000,
+    ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
+    players: Annotated[int | None, typer.Option("--players", "-p")] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1, help="Games in flight.")] = None,
+    deadline_ms: Annotated[int, typer.Option(min=1, help="Time per decision, ms.")] = RunConfig.deadline_ms,
+    time_bank_ms: Annotated[int, typer.Option(min=0, help="Extra time per seat per game, ms.")] = RunConfig.time_bank_ms,
+    mc_budget_ms: Annotated[float, typer.Option(help="Search budget per decision of the montecarlo sample bot.")] = 1.0,
+    log_dir: Annotated[Path, typer.Option(help="Referee and bot logs.")] = Path("arena-logs"),
+    db: DbOption = Path("arena.db"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No LLR lines while it plays.")] = False,
+    progress_every: Annotated[float, typer.Option(min=0.0, help="Seconds between LLR lines (0: one per block).")] = 5.0,
+) -> None:
+    """Play duplicate blocks of A against B until a sequential test (SPRT) decides whether A is stronger.
+
+    Prints the LLR and its bounds as it goes, then the verdict with an Elo estimate and its 95% interval.
+    Exit status: 0 H1 accepted (A is stronger by elo1), 3 H0 accepted, 4 undecided after --max-games, 1 the
+    match cannot go on, 2 bad input. Resumable: the same command plays on where it stopped (docs/statistics.md)."""
+    from arena.evidence import Sprt
+    from arena.match import MatchConfig, play
+    from arena.store import StoreError
+    from arena.tournament import Arena, ArenaError, UsageError
+    from referee.rules import RulesetError
+
+    if a == b:
+        _fail(f"a match needs two different bots, got {a!r} twice (to compare two versions of one bot, register the "
+              "other version under its own name)")
+    try:
+        test = Sprt.parse(sprt)
+    except ValueError as e:
+        _fail(f"--sprt: {e}")
+    cfg = MatchConfig(ruleset=ruleset, players=players, games=max_games, seed=seed, bots=[a, b], concurrency=concurrency,
+                      deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, db=str(db), log_dir=str(log_dir),
+                      bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, sprt=test)
+    try:
+        cfg.ruleset_obj()
+        cfg.resolved_players()
+    except RulesetError as e:
+        _fail(str(e))
+    st = _store(db)
+    try:
+        Arena(cfg, st).check()
+    except UsageError as e:
+        _fail(str(e))
+    finally:
+        st.close()
+    bounds = f"[{test.lower:.2f}, {test.upper:.2f}]"
+    last = [0.0]
+
+    def line(status) -> str:
+        h = status.estimate
+        elo = "" if h is None else f", Elo {_signed(h.elo)} [{_signed(h.elo_low)}, {_signed(h.elo_high)}]"
+        return f"{a} vs {b}: {status.blocks} blocks ({status.games} games), LLR {status.llr:.2f} {bounds}{elo}"
+
+    def on_block(status) -> None:
+        now = time.monotonic()
+        if not quiet and (status.verdict or now - last[0] >= progress_every):
+            last[0] = now
+            typer.echo(line(status))
+
+    try:
+        status = play(cfg, notify=lambda m: typer.echo(m, err=True), on_block=on_block)
+    except UsageError as e:
+        _fail(str(e))
+    except (ArenaError, StoreError) as e:
+        _fail(str(e), 1)
+    except KeyboardInterrupt:
+        _fail("interrupted; run the same command again to resume", 130)
+    h = status.estimate
+    verdict = {"H1": f"H1 accepted: {a} is stronger than {b} (elo1={test.elo1:g})",
+               "H0": f"H0 accepted: {a} is not stronger than {b} by elo1={test.elo1:g} (elo0={test.elo0:g})"}.get(
+        status.verdict, f"undecided after {status.played} games (--max-games {max_games})")
+    typer.echo(line(status))
+    typer.echo(verdict)
+    if h is not None:
+        los = "?" if h.los != h.los else f"{100 * h.los:.1f}%"
+        typer.echo(f"Elo {_signed(h.elo, 1)} [{_signed(h.elo_low, 1)}, {_signed(h.elo_high, 1)}] (95%), "
+                   f"nElo {_signed(h.nelo, 1)}, LOS {los}, score {100 * h.score:.1f}%, margin {_signed(h.margin, 2)} "
+                   f"points per game, over {h.blocks} blocks ({h.games} games)")
+    raise typer.Exit(status.exit_code)
+
+
 class _PlainProgress:
     """Progress as plain lines (output to a pipe or a file): at the first finished game, then every ``every``
     seconds, and at the end."""
@@ -253,34 +341,86 @@ def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn
     _fail(f"no rated games yet {what}; pools with games in {db}: {_pool_list(pools)}")
 
 
-def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False) -> None:
+def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, cross: bool = False) -> None:
     """The ranked table of ``pool`` (a key): compact (fits 80 columns) or ``wide`` (every column).
 
     In a terminal rich takes its width (or ``COLUMNS``); into a pipe or a file it is ``COLUMNS`` if set, else 80
     for the compact table and the wide one's own width (a file has no width to fit)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     from arena.ratings import Pool
-    from arena.stats import COMPACT, WIDE, table
+    from arena.stats import COMPACT, NEXT_CAPTION, WIDE, table
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
     t = Table(title=f"{label}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
-              caption=None if wide else "faults = timeouts + illegal + crashes + fallbacks (--wide)")
+              caption=("vs next: P(better than the next bot); ~ not significant (95%)" if wide else
+                       "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION))
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
-    for r in table(st, pool, all_versions=all_versions):
+    rows = table(st, pool, all_versions=all_versions)
+    for r in rows:
         t.add_row(*(c.cell(r) for c in columns))
+    _console(t, wide).print(t)
+    if cross:
+        _print_cross(st, pool, rows)
+
+
+def _console(t, wide: bool):
+    """A console for the rich table ``t``: as wide as the terminal; into a pipe or a file ``COLUMNS`` if set, else
+    80, or for a ``wide`` table the width it needs (a file has no width to fit)."""
+    from rich.console import Console
+
     con = Console(highlight=False)
     if not con.is_terminal:
         cols = os.environ.get("COLUMNS", "")
         width = int(cols) if cols.isdigit() and int(cols) > 0 else \
             Console(width=10_000).measure(t).maximum if wide else 80
         con = Console(highlight=False, width=width)
-    con.print(t)
+    return con
+
+
+def _signed(x: float | None, digits: int = 0) -> str:
+    if x is None or x != x:
+        return "?"
+    return "+inf" if x == float("inf") else "-inf" if x == float("-inf") else f"{x:+.{digits}f}"
+
+
+def _print_cross(st, pool: str, rows: list) -> None:
+    """Every pair's head-to-head statistics over their complete duplicate blocks (docs/statistics.md)."""
+    from rich import box
+    from rich.table import Table
+
+    from arena.stats import cross_table
+
+    cross = cross_table(st, pool, rows)
+    t = Table(title="head to head, over complete duplicate blocks (per game; [95% interval])", box=box.SIMPLE_HEAD,
+              show_edge=False, pad_edge=False, collapse_padding=True,
+              caption="LOS = P(bot stronger); margin: points per game; x games: effective games per game played; "
+                      "~ not significant; ? every block alike (no spread)")
+    for head in ("bot", "opponent", "blocks", "games", "score %", "Elo [95%]", "nElo", "LOS %", "margin [95%]",
+                 "x games"):
+        t.add_column(head, justify="left" if head in ("bot", "opponent") else "right", overflow="fold")
+    for (i, j), h in sorted(cross.pairs.items()):
+        if i < j:
+            t.add_row(h.a, h.b, str(h.blocks), str(h.games), f"{100 * h.score:.1f}",
+                      f"{_signed(h.elo)} [{_signed(h.elo_low)}, {_signed(h.elo_high)}]" + ("" if h.significant else " ~"),
+                      _signed(h.nelo), "?" if h.los != h.los else f"{100 * h.los:.1f}",
+                      f"{_signed(h.margin, 2)} [{_signed(h.margin_low, 2)}, {_signed(h.margin_high, 2)}]",
+                      "-" if h.multiplier is None else "inf" if h.multiplier == float("inf") else f"{h.multiplier:.2f}")
+    if not cross.pairs:
+        typer.echo("head to head: no complete duplicate blocks in this pool yet (games played by `pepper arena run` "
+                   "or `pepper arena match` form them)")
+        return
+    _console(t, True).print(t)
+    for kind in ("score", "margin"):
+        sc = cross.pooled[kind]
+        if sc["multiplier"] is not None:
+            rho = "-" if sc["rho"] is None else f"{sc['rho']:+.3f}"
+            typer.echo(f"blocks, {kind}: {sc['games']} games worth {sc['effective_games']:.0f} independent games "
+                       f"(x{sc['multiplier']:.2f}; correlation inside blocks {rho})")
 
 
 @app.command("table")
@@ -292,6 +432,8 @@ def arena_table(
                                                                      "only its newest.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="JSON: {pool: \\[rows]}.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV with a pool column.")] = False,
+    cross: Annotated[bool, typer.Option("--cross", help="Also the head-to-head statistics of every pair over their "
+                                        "duplicate blocks (with --json: {pool: {table, head_to_head, blocks}}).")] = False,
     wide: WideOption = False,
     db: DbOption = Path("arena.db"),
 ) -> None:
@@ -303,6 +445,8 @@ def arena_table(
 
     if json_out and csv_out:
         _fail("give one of --json or --csv, not both")
+    if cross and csv_out:
+        _fail("--cross has no CSV form: use --cross --json")
     if players is not None and not ruleset:
         _fail("--players needs --ruleset: a pool is a ruleset and a player count (e.g. --ruleset iowa --players 4)")
     st = _open_existing(db)
@@ -312,8 +456,14 @@ def arena_table(
         _no_pool(st, db, ruleset, players)
     labels = {p.key: p.label(stored) for p in pools}
     if json_out:
-        typer.echo(json.dumps({labels[k]: [r.to_dict() for r in table(st, k, all_versions=all_versions)]
-                               for k in labels}))
+        from arena.stats import cross_table
+
+        out = {}
+        for k in labels:
+            rows = table(st, k, all_versions=all_versions)
+            out[labels[k]] = {"table": [r.to_dict() for r in rows]} | cross_table(st, k, rows).to_dict() if cross \
+                else [r.to_dict() for r in rows]
+        typer.echo(json.dumps(out))
     elif csv_out:
         buf = io.StringIO()
         w = None
@@ -327,7 +477,7 @@ def arena_table(
         typer.echo(buf.getvalue().rstrip("\n"))
     else:
         for k in labels:
-            _print_table(st, k, wide, all_versions)
+            _print_table(st, k, wide, all_versions, cross)
 
 
 @app.command("games")

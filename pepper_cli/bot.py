@@ -1,6 +1,7 @@
 """``pepper bot ...``: register, list and remove the arena's bots; run one; check one.
 
     pepper bot register NAME --command "{python} mybot.py" | --remote
+    pepper bot register NAME --openspiel ismcts   an OpenSpiel bot (ismcts, mcts, random: docs/research.md)
     pepper bot update NAME [--command ...] [--files ...]   a new version when anything changed
     pepper bot list | versions NAME | remove NAME
     pepper bot token NAME --new                 a remote bot's new token (the only time it is shown)
@@ -109,6 +110,9 @@ def _version_line(b) -> str:
     return f"version {b.version}" + (f", files {b.digest[:12]}" if b.digest else "")
 
 
+_OPENSPIEL_BOTS = ("ismcts", "mcts", "random")   # pepper_spiel.entrant.BOTS (not imported: the CLI starts fast)
+
+
 @app.command("register")
 def bot_register(
     name: Annotated[str, typer.Argument(help="A unique name for the bot.")],
@@ -118,6 +122,8 @@ def bot_register(
     env: Annotated[list[str], typer.Option("--env", help="KEY=VALUE for the bot's environment (repeatable).")] = [],  # noqa: B006
     processes: Annotated[int, typer.Option(min=1, max=64, help="Processes to launch; each serves many seats.")] = 1,
     files: FilesOption = [],  # noqa: B006
+    openspiel: Annotated[str | None, typer.Option("--openspiel", help="An OpenSpiel bot (ismcts, mcts or random) as the "
+                                                  "command: {python} -m pepper_spiel.entrant --bot BOT.")] = None,
     deadline_ms: DeadlineOption = None,
     time_bank_ms: TimeBankOption = None,
     image: Annotated[str | None, typer.Option(help="A local Docker image it runs in (with --sandbox docker), its "
@@ -140,6 +146,12 @@ def bot_register(
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
         _fail(f"bad bot name {name!r}: use letters, digits, '_', '.', '-' (at most 64, starting with a letter or digit)")
+    if openspiel is not None:
+        if openspiel not in _OPENSPIEL_BOTS:
+            _fail(f"--openspiel {openspiel!r}: expected one of {', '.join(_OPENSPIEL_BOTS)}")
+        if command or remote:
+            _fail("give one of --command, --remote or --openspiel")
+        command = f"{{python}} -m pepper_spiel.entrant --bot {openspiel}"
     if image and dockerfile:
         _fail("give one of --image IMAGE or --dockerfile PATH")
     boxed = bool(image or dockerfile)

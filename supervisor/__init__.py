@@ -7,7 +7,7 @@ conformance checker (the bot under test).
 """
 
 from .environment import inherited_env
-from .restart import Supervisor
+from .restart import STOP_GRACE_S, Supervisor
 from .runtime import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime, StartError
 
-__all__ = ["Handle", "LocalRuntime", "LogFollower", "ProcessSpec", "Runtime", "StartError", "Supervisor", "inherited_env"]
+__all__ = ["STOP_GRACE_S", "Handle", "LocalRuntime", "LogFollower", "ProcessSpec", "Runtime", "StartError", "Supervisor", "inherited_env"]

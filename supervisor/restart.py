@@ -8,6 +8,10 @@ import time
 
 from .runtime import Handle, LocalRuntime, ProcessSpec, Runtime
 
+# A bot has this long to exit after SIGTERM before it (and its process group) is killed, in the arena and in
+# `pepper bot check` alike (docs/protocol.md, "The bot process").
+STOP_GRACE_S = 10.0
+
 
 class Supervisor:
     """``slots`` processes of one spec, restarted when they die.
@@ -68,7 +72,7 @@ class Supervisor:
     def exit_codes(self) -> list[int | None]:
         return [h.poll() for h in self.handles]
 
-    def stop(self, grace_s: float = 5.0) -> None:
+    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
         """SIGTERM every process, then SIGKILL the ones still running after ``grace_s``."""
         for h in self.handles:
             if h.poll() is None:

@@ -3,6 +3,7 @@ numbered migrations."""
 
 from .migrations import LATEST as SCHEMA_VERSION
 from .rows import (
+    BlockRow,
     Bot,
     BotKind,
     BotTotals,
@@ -21,6 +22,6 @@ from .rows import (
 )
 from .store import Plan, Store, StoreError
 
-__all__ = ["SCHEMA_VERSION", "Bot", "BotKind", "BotTotals", "BotVersion", "Build", "Faults", "GameIds", "GameStatus", "NewGame", "Plan",
+__all__ = ["SCHEMA_VERSION", "BlockRow", "Bot", "BotKind", "BotTotals", "BotVersion", "Build", "Faults", "GameIds", "GameStatus", "NewGame", "Plan",
            "PlannedGame", "Seat", "SeatStatus", "Store", "StoreError", "StoredGame",
            "new_token", "token_sha256"]

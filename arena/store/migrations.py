@@ -26,7 +26,13 @@ of the previous version.
   token itself nowhere: a remote bot's token is shown once, when it is made;
   a command bot gets a fresh one per run. The tokens are 24 random bytes, so
   a plain SHA-256 is enough (nothing to guess, no need for a slow hash).
-- 6 (5 is another change's): a bot version's sandbox (``pepper arena run --sandbox docker``): ``image``, the
+- 5: duplicate blocks (:mod:`arena.evidence`): ``block_scores`` holds, per
+  block (a run's match: one deck, its seats rotated) and ordered pair of
+  sides (bot versions on opposite teams), the games, the sums of the
+  first side's per-game score and margin against the second, and their
+  squares. Filled from the stored games of runs; a game whose ruleset cannot
+  be found (a ruleset file no run stored) has no block rows.
+- 6: a bot version's sandbox (``pepper arena run --sandbox docker``): ``image``, the
   id (sha256:...) of the Docker image it was registered with, which is also its ``digest``; ``limits_json``, its
   memory, CPU and process limits there. NULL: the project's base image, the default limits.
 
@@ -44,6 +50,7 @@ from typing import NamedTuple
 
 from referee.rules import BUILTIN_RULESETS, RulesetError, ruleset_from_dict
 
+from ..evidence import game_pairs
 from ..ratings import Pool
 
 
@@ -292,6 +299,64 @@ def _to_4(db: sqlite3.Connection) -> None:
     ])
 
 
+BLOCK_SCORES = [
+    """CREATE TABLE block_scores (
+        run_id INTEGER NOT NULL REFERENCES runs (id),
+        match INTEGER NOT NULL,            -- the block: one match of the run (planned_games.match)
+        pool TEXT NOT NULL,
+        bot TEXT NOT NULL,                 -- the side whose score this is ...
+        version INTEGER NOT NULL,
+        opponent TEXT NOT NULL,            -- ... against this side
+        opponent_version INTEGER NOT NULL,
+        games INTEGER NOT NULL,            -- games of the block stored so far
+        score REAL NOT NULL,               -- sum over them of its score against the opponent (1, 0.5, 0)
+        score_sq REAL NOT NULL,            -- sum of the squares
+        margin REAL NOT NULL,              -- sum of its points minus the opponent's
+        margin_sq REAL NOT NULL,
+        PRIMARY KEY (run_id, match, bot, version, opponent, opponent_version))""",
+    "CREATE INDEX block_scores_pool ON block_scores (pool, bot, version)",
+]
+
+
+def add_block_game(db: sqlite3.Connection, run_id: int, match: int, pool: str, pairs) -> None:
+    """Add one game's pairwise results (:func:`arena.evidence.game_pairs`) to its block's rows."""
+    db.executemany(
+        "INSERT INTO block_scores VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) "
+        "ON CONFLICT (run_id, match, bot, version, opponent, opponent_version) DO UPDATE SET games = games + 1, "
+        "score = score + excluded.score, score_sq = score_sq + excluded.score_sq, "
+        "margin = margin + excluded.margin, margin_sq = margin_sq + excluded.margin_sq",
+        [(run_id, match, pool, *p.a, *p.b, p.score, p.score ** 2, p.margin, p.margin ** 2) for p in pairs])
+
+
+def _to_5(db: sqlite3.Connection) -> None:
+    _run(db, BLOCK_SCORES)
+    params = _ruleset_params_by_name(db)
+    tables: dict[tuple[str, int], tuple[int, ...] | None] = {}
+    games = db.execute("SELECT g.id, g.run_id, p.match, g.pool, g.players FROM games g JOIN planned_games p "
+                       "ON p.run_id = g.run_id AND p.idx = g.idx ORDER BY g.id").fetchall()
+    seats_of: dict[int, list[tuple]] = {}   # one pass over the seats, not a query per game
+    for gid, *seat in db.execute("SELECT game_id, bot, version, score, won FROM game_seats ORDER BY game_id, seat"):
+        seats_of.setdefault(gid, []).append(tuple(seat))
+    for gid, run_id, match, pool, players in games:
+        name = Pool.parse(pool).ruleset
+        if (name, players) not in tables:
+            rs = BUILTIN_RULESETS.get(name)
+            try:
+                rs = rs or (ruleset_from_dict(params[name], source=f"run of ruleset {name}") if name in params else None)
+                tables[name, players] = tuple(rs.table(players).team_of) if rs else None
+            except RulesetError:
+                tables[name, players] = None
+        team_of = tables[name, players]
+        if team_of is None:
+            continue
+        seats = seats_of.get(gid, [])
+        if len(seats) != len(team_of):
+            continue
+        add_block_game(db, run_id, match, pool,
+                       game_pairs([(b, v) for b, v, _, _ in seats], [s for *_, s, _ in seats], [w for *_, w in seats],
+                                  team_of))
+
+
 def _to_6(db: sqlite3.Connection) -> None:
     _run(db, [
         "ALTER TABLE bot_versions ADD COLUMN image TEXT",  # the sandbox's image id (sha256:...): NULL, the base image
@@ -304,7 +369,7 @@ MIGRATIONS = [
     Migration(2, "per-seat rows, records apart, keyed rating history", _to_2),
     Migration(3, "bot versions, pools by ruleset content, crashes", _to_3),
     Migration(4, "bot tokens kept as their SHA-256", _to_4),
-    # Number 6: another change of session 6 takes 5 (merged before this one).
+    Migration(5, "duplicate blocks: each side's score per block", _to_5),
     Migration(6, "a bot version's sandbox image and limits", _to_6),
 ]
 LATEST = MIGRATIONS[-1].version

@@ -133,6 +133,7 @@ class NewGame:
     duration: float
     seats: tuple[Seat, ...]
     record: dict
+    team_of: tuple[int, ...] | None = None   # each seat's team (None: each seat its own, a free-for-all table)
 
 
 @dataclass(frozen=True)
@@ -204,3 +205,25 @@ class BotTotals(NamedTuple):
     fallbacks: int                   # answers its SDK replaced by a legal fallback (its strategy failed)
     latency_p50_ms: float | None     # median of its seats' per-game p50s
     latency_p99_ms: float | None     # 99th percentile of its seats' per-game p99s
+
+
+class BlockRow(NamedTuple):
+    """One side's results against another over one block (a run's match), as the store keeps them
+    (:mod:`arena.evidence`)."""
+
+    run_id: int
+    match: int
+    bot: str
+    version: int
+    opponent: str
+    opponent_version: int
+    games: int                       # games of the block stored, with both sides on opposite teams
+    planned: int                     # games the block has in the run's plan: complete when games == planned
+    score: float                     # sum of the side's per-game score against the opponent
+    score_sq: float
+    margin: float                    # sum of its points minus the opponent's
+    margin_sq: float
+
+    @property
+    def complete(self) -> bool:
+        return self.games >= self.planned

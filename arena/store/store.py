@@ -29,9 +29,11 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..evidence import game_pairs
 from ..ratings import Rating
-from .migrations import LATEST, MIGRATIONS
+from .migrations import LATEST, MIGRATIONS, add_block_game
 from .rows import (
+    BlockRow,
     Bot,
     BotKind,
     BotTotals,
@@ -442,6 +444,7 @@ class Store:
                       s.contracts_bid, s.contracts_made, s.fallbacks, s.decisions, s.latency_p50_ms, s.latency_p99_ms)
                      for s in game.seats])
                 self.db.execute("INSERT INTO game_records (game_id, record_json) VALUES (?, ?)", (gid, json.dumps(game.record)))
+                self._add_to_block(gid, game)
                 for bot, r in new.items():
                     self.db.execute(
                         "INSERT INTO ratings (pool, bot, version, mu, sigma, games) VALUES (?, ?, ?, ?, ?, 1) "
@@ -452,6 +455,36 @@ class Store:
                 return gid
         except sqlite3.IntegrityError:
             raise StoreError(f"game {game.idx} of run {game.run_id} is already stored; not counting it twice") from None
+
+    def _add_to_block(self, gid: int, game: NewGame) -> None:
+        """Inside record_game's transaction: the game's pairwise results into its block (its run's match)."""
+        if game.run_id is None or game.idx is None:
+            return
+        row = self.db.execute("SELECT match FROM planned_games WHERE run_id = ? AND idx = ?",
+                              (game.run_id, game.idx)).fetchone()
+        if row is None:
+            return
+        team_of = game.team_of or tuple(range(len(game.seats)))
+        pairs = game_pairs([(s.bot, s.version) for s in game.seats], [s.score for s in game.seats],
+                           [s.won for s in game.seats], team_of)
+        add_block_game(self.db, game.run_id, row[0], game.pool, pairs)
+
+    def blocks(self, pool: str, run_id: int | None = None, from_match: int = 0) -> list[BlockRow]:
+        """Every side's block rows in ``pool`` (or in one run of it, from its match ``from_match`` on), by run and
+        match, each with the games its block has in the plan."""
+        cond, args = ("AND b.run_id = ? AND b.match >= ?", (pool, run_id, from_match)) if run_id is not None \
+            else ("", (pool,))
+        cond_p, args_p = ("AND match >= ?", (from_match,)) if run_id is not None else ("", ())
+        rows = self.db.execute(f"""
+            WITH planned AS (
+                SELECT run_id, match, COUNT(*) AS n FROM planned_games
+                WHERE run_id IN (SELECT DISTINCT run_id FROM block_scores b WHERE b.pool = ? {cond}) {cond_p}
+                GROUP BY run_id, match)
+            SELECT b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version, b.games, p.n,
+                   b.score, b.score_sq, b.margin, b.margin_sq
+            FROM block_scores b JOIN planned p USING (run_id, match) WHERE b.pool = ? {cond}
+            ORDER BY b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version""", args + args_p + args)
+        return [BlockRow(*r) for r in rows]
 
     def record_crash(self, run_id: int, pool: str, bot: str, version: int, exit_code: int | None,
                      games_replayed: int) -> int:

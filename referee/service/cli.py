@@ -66,6 +66,9 @@ def serve(
     max_message_bytes: int = typer.Option(
         ServerConfig.max_receive_bytes, help="largest message accepted from a bot or control client, bytes (0: sized to "
         "the protocol from --max-batch: 64 KiB + 2 KiB per answer, 576 KiB by default; a bigger message ends its stream)"),
+    max_batch_bytes: int = typer.Option(
+        ServerConfig.max_batch_bytes, help="largest Batch message sent to a bot, bytes (default 4 MiB, what gRPC clients "
+        "accept unless they raise grpc.max_receive_message_length; from 64 KiB)"),
     max_games: int = typer.Option(ServerConfig.max_games, help="most games running at once"),
     shared_seats: bool = typer.Option(
         ServerConfig.shared_seats, "--shared-seats", help="let one bot connection hold several seats of a game; it then receives every one "
@@ -131,7 +134,7 @@ def serve(
         cfg = ServerConfig(address=address, control_token=token, bot_tokens=tokens, policy=policy,
                            unknown_request=unknown_request,
                            unknown_request_limit=unknown_request_limit, max_batch=max_batch, default_batch=min(ServerConfig.default_batch, max_batch),
-                           max_receive_bytes=max_message_bytes, max_games=max_games, shared_seats=shared_seats,
+                           max_receive_bytes=max_message_bytes, max_batch_bytes=max_batch_bytes, max_games=max_games, shared_seats=shared_seats,
                            min_ping_interval_ms=min_ping_interval_ms, keepalive_time_ms=keepalive_time_ms,
                            keepalive_timeout_ms=keepalive_timeout_ms, hello_timeout_ms=hello_timeout_ms,
                            max_streams_per_connection=max_streams_per_connection, max_bot_connections=max_bot_connections,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 
+from .connections import MAX_BATCH_BYTES
 from .enforcement import FaultKind, Verdict
 
 UNKNOWN_REQUEST_POLICIES = ("reject", "disconnect")
@@ -87,7 +88,8 @@ class ServerConfig:
     max_batch: int = 256               # cap on a bot's requested batch size
     default_batch: int = 64            # batch size for a bot that asks for 0
     max_receive_bytes: int = 0         # 0: inbound_limit(max_batch), sized to the protocol
-    max_send_bytes: int = 32 * 1024 * 1024
+    max_send_bytes: int = 32 * 1024 * 1024   # control answers (a game's result with its record)
+    max_batch_bytes: int = MAX_BATCH_BYTES   # one Batch to a bot: what every gRPC client accepts by default
     max_games: int = 100_000           # running games at once
     tls_cert: str | None = None        # PEM file paths; both or neither
     tls_key: str | None = None
@@ -132,5 +134,8 @@ class ServerConfig:
                              f"got {self.max_receive_bytes}")
         if self.max_receive_bytes == 0:
             self.max_receive_bytes = inbound_limit(self.max_batch)
+        if not 64 * 1024 <= self.max_batch_bytes <= self.max_send_bytes:
+            raise ValueError(f"max_batch_bytes (--max-batch-bytes) must be from 65536 (64 KiB) to the send limit "
+                             f"{self.max_send_bytes}, got {self.max_batch_bytes}")
         if self.keep_games < 0:
             raise ValueError(f"keep_games (--keep-finished) must be >= 0, got {self.keep_games}")

@@ -81,6 +81,11 @@ class Closed(enum.IntEnum):
 #: How many of its most recently closed request ids a connection remembers: at least this many, and at least
 #: CLOSED_BATCHES of its batches. A late answer (to an expired request, or repeated) comes within a batch or two;
 #: an older id is answered as unknown, as a guessed one is.
+# A Batch message is at most this big (docs/protocol.md, "Batches"): gRPC clients accept 4 MiB by default
+# (grpc.max_receive_message_length), so a bot that never raised its limit can read every Batch.
+MAX_BATCH_BYTES = 4 * 1024 * 1024
+BATCH_OVERHEAD = 16   # ConnectResponse{batch=Batch{...}} around the items: a tag and a length varint, and spare
+
 CLOSED_MIN = 256
 CLOSED_BATCHES = 4
 
@@ -138,8 +143,9 @@ class Connection:
     """
 
     def __init__(self, cid: str, bot_name: str, max_batch: int, on_expired: Callable[[Pending], None],
-                 idle: IdleBudget):
+                 idle: IdleBudget, max_batch_bytes: int = MAX_BATCH_BYTES):
         self.id, self.bot_name, self.max_batch, self.on_expired = cid, bot_name, max_batch, on_expired
+        self.max_batch_bytes = max_batch_bytes   # a Batch message is at most this big (one bigger item goes alone)
         self.idle = idle                   # the bot's budget of messages with no work (shared by its connections)
         self.outbox: deque = deque()       # lists of item frames, and Pending requests, in order (see push)
         self.in_flight: dict[int, Pending] = {}
@@ -186,30 +192,47 @@ class Connection:
         self.push(wire.messages.notice_frame(code, rid, game_id, message))
 
     def take_batch(self, now: float) -> bytes | None:
-        """A serialized ConnectResponse holding everything pending (at most max_batch requests), or None
-        while the last batch is still open. ``now``: the loop's time; the first request's clock starts then."""
+        """A serialized ConnectResponse holding what is pending, or None while the last batch is still open.
+
+        It holds at most max_batch requests and, so that a client with gRPC's usual 4 MiB receive limit
+        can read it, at most max_batch_bytes (an item bigger than that on its own goes alone); what does
+        not fit waits for the next one. ``now``: the loop's time; the first request's clock starts then."""
         if self.in_flight or not self.outbox:
             return None
         items, n, out, fl, sent, cap = [], 0, self.outbox, self.in_flight, self._sent, self.max_batch
+        room = self.max_batch_bytes - BATCH_OVERHEAD
         sent.clear()
         while out:
             p = out[0]
             if type(p) is list:
+                size = sum(map(len, p))
+                if size > room:   # take the frames that fit, leave the rest at the head of the outbox
+                    k = 0
+                    while k < len(p) and (len(p[k]) <= room or not items):
+                        room -= len(p[k])
+                        items.append(p[k])
+                        k += 1
+                    del p[:k]
+                    break
                 items += p
+                room -= size
             else:
                 if p.cancelled:
                     out.popleft()
                     continue
-                if n == cap:
+                if n == cap or (len(p.item) > room and items):
                     break
                 n += 1
                 fl[p.rid] = p
                 sent.append(p)
                 items.append(p.item)
+                room -= len(p.item)
             out.popleft()
         if n:
             self.start, self.rush = now, False
             self._arm(sent[0].clock.expires(now))
+        elif out:
+            self.wake.set()   # no request holds the next batch back: send the rest at once
         return wire.batch_response(items) if items else None
 
     # -- the clock ----------------------------------------------------------
@@ -288,11 +311,19 @@ class Connection:
         if not self.closed:
             self.rearm()
 
-    def final_batch(self) -> bytes | None:
-        """After close: what is left to say (notices, events), without requests; then the stream ends."""
+    def final_batches(self) -> list[bytes]:
+        """After close: what is left to say (notices, events), without requests, in messages of at most
+        max_batch_bytes; then the stream ends."""
         frames = [f for x in self.outbox if type(x) is list for f in x]
         self.outbox.clear()
-        return wire.batch_response(frames) if frames else None
+        out, batch, room = [], [], self.max_batch_bytes - BATCH_OVERHEAD
+        for f in frames:
+            if len(f) > room and batch:
+                out.append(wire.batch_response(batch))
+                batch, room = [], self.max_batch_bytes - BATCH_OVERHEAD
+            batch.append(f)
+            room -= len(f)
+        return out + ([wire.batch_response(batch)] if batch else [])
 
     def close(self, reason: str) -> None:
         if not self.closed:

@@ -178,7 +178,7 @@ class GameRun:
                 return self.finish(GameStatus.COMPLETED, g.outcome.reason)
             seat = g.to_act
             sr = self.seats[seat]
-            legal = g.legal_action_ids()
+            legal = wire.legal_ids(g)   # in the wire's order: the request lists it, and a fallback takes its first
             if sr.auto or (self.policy.play_forced and g.publicly_forced() is not None):
                 # Fallback play, or a move every seat can tell is forced, played without a round trip.
                 g.apply(legal[0])
@@ -307,7 +307,7 @@ class GameRun:
                 sr.auto = True
                 self.reroute()
             if p is not None or (kind is FaultKind.DISCONNECT and g.to_act == seat):
-                fallback = str(g.legal_actions()[0])
+                fallback = wire.ACTIONS_TEXT[wire.legal_ids(g)[0]]
         rid = p.rid if p else 0
         f = FaultInfo(seat, kind, rid, g.deal_number, detail, verdict, fallback)
         if len(self.faults) < MAX_FAULTS_LISTED:   # a result stays bounded however many faults a seat commits
@@ -322,7 +322,7 @@ class GameRun:
                 self.pending = None
                 if p is not None:
                     p.cancelled = True
-                self._apply(g.legal_action_ids()[0])
+                self._apply(wire.legal_ids(g)[0])
         elif verdict is Verdict.FORFEIT:
             sr.status = sr.status.worst(ruling.seat_status)
             self.finish(GameStatus.FORFEITED, f"seat {seat} ({sr.bot_name}) forfeited: {kind}", forfeit_seat=seat)

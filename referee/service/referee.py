@@ -104,7 +104,7 @@ class Referee:
         idle = self.idle_budgets.get(bot_name)
         if idle is None:
             idle = self.idle_budgets[bot_name] = IdleBudget(asyncio.get_running_loop().time())
-        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired, idle)
+        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired, idle, self.config.max_batch_bytes)
         self.conns.setdefault(bot_name, []).append(conn)
         log.info("bot %s connected as %s (batch %d)", bot_name, conn.id, mb)
         return conn

@@ -78,8 +78,7 @@ class BotServicer:
                 await conn.wake.wait()
                 conn.wake.clear()
                 if conn.closed:
-                    last = conn.final_batch()
-                    if last is not None:
+                    for last in conn.final_batches():
                         await context.write(last)
                     break
                 batch = conn.take_batch(loop.time())

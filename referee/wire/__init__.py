@@ -30,6 +30,7 @@ from .convert import (
     deal_result_to_proto,
     decision_kind,
     event_to_proto,
+    legal_ids,
     legal_texts,
     outcome_to_proto,
     protocol_compatible,
@@ -43,6 +44,6 @@ __all__ = [
     "DEFAULT_DEADLINE_MS", "DEFAULT_TIME_BANK_MS", "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "messages", "ITEM_EVENT", "ITEM_GAME_END",
     "ITEM_GAME_START", "ITEM_NOTICE", "ITEM_REQUEST", "GameEncoder", "batch_response", "item_frame",
     "serialize_response", "ACTIONS_TEXT", "EVENT_KIND", "AnswerError", "contract_to_proto", "deal_result_to_proto",
-    "decision_kind", "event_to_proto", "fallback_name", "legal_texts", "outcome_to_proto", "protocol_compatible",
+    "decision_kind", "event_to_proto", "fallback_name", "legal_ids", "legal_texts", "outcome_to_proto", "protocol_compatible",
     "resolve_answer", "ruleset_info", "view_to_proto",
 ]

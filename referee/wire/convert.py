@@ -179,5 +179,19 @@ def protocol_compatible(version: str) -> bool:
     return major == PROTOCOL_VERSION.split(".", 1)[0]
 
 
+#: The decision kinds whose legal actions name cards. The wire lists them in the deck's order (suits S, H, D, C;
+#: ranks 9, 10, J, Q, K, A; "give none" last), whatever order the engine keeps a hand in, so that the order is
+#: part of the protocol (docs/protocol.md, "Decision kinds and their legal actions") and "the first legal
+#: action", the fallback, does not depend on how the cards were dealt.
+CARD_PHASES = frozenset({Phase.PLAY, Phase.GIVE_CARD, Phase.DISCARD})
+
+
+def legal_ids(game: Game) -> list[int]:
+    """The legal action ids of the seat to act, in the order the wire lists them."""
+    ids = game.legal_action_ids()
+    return sorted(ids) if game.phase in CARD_PHASES else list(ids)
+
+
 def legal_texts(game: Game) -> list[str]:
-    return [str(ACTIONS[i]) for i in game.legal_action_ids()]
+    """DecisionRequest.legal_actions of the seat to act."""
+    return [str(ACTIONS[i]) for i in legal_ids(game)]

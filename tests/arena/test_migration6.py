@@ -1,4 +1,4 @@
-"""Migration 6 on a real schema-4 file (the schema-1 fixture taken to schema 4): its bots keep their builds, with
+"""Migration 6 on a real schema-5 file (the schema-1 fixture taken to schema 5): its bots keep their builds, with
 no sandbox image and the default limits; a version registered after it keeps its image and limits."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from arena.store import SCHEMA_VERSION, BotKind, Store, migrations
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
-def test_a_schema4_database_gets_the_sandbox_columns_and_keeps_its_bots(tmp_path):
+def test_a_schema5_database_gets_the_sandbox_columns_and_keeps_its_bots(tmp_path):
     db = tmp_path / "arena.db"
     shutil.copy(FIXTURES / "arena-schema1.db", db)
     c = sqlite3.connect(db, isolation_level=None)
     c.execute("BEGIN")
-    for step in (migrations._to_2, migrations._to_3, migrations._to_4):
+    for step in (migrations._to_2, migrations._to_3, migrations._to_4, migrations._to_5):
         step(c)
-    c.execute("PRAGMA user_version = 4")
+    c.execute("PRAGMA user_version = 5")
     c.execute("COMMIT")
     before = c.execute("SELECT bot, version, command, digest FROM bot_versions ORDER BY bot").fetchall()
     c.close()

@@ -99,6 +99,24 @@ def test_check_fails_broken_bots_with_the_right_reason(tmp_path, mode, reason, e
         assert checks["shutdown"]["status"] == "pass"
 
 
+def test_one_timeout_fails_its_check_only(tmp_path):
+    # A bot slow once (decision 20 takes 1.7 s against 1 s + a 0.2 s bank; the requests waiting behind it
+    # get 1.2 s more), then answering everything: the check with that game fails with the timeout, every
+    # other check is judged on its games and the later waves run. Before, every other check of the wave
+    # failed "did not finish (the bot stopped answering)" and the later waves were skipped.
+    extra = ("--deadline-ms", "1000", "--time-bank-ms", "200")
+    code, out, rep = run_check(tmp_path, sys.executable, str(BOTS_DIR / "raw_bot.py"), "slow-once", "--sleep", "1.7",
+                               extra=extra, timeout=120)
+    assert code == 1, out
+    failed = [c for c in rep["checks"] if c["status"] == "fail"]
+    assert failed and all(c["reason"].startswith("timeout: game ") for c in failed), out
+    assert len(failed) <= 2, out   # the slow answer's check (another only if a loaded machine delayed a waiting answer)
+    assert "did not finish" not in out, out
+    checks = checks_by_name(rep)
+    assert checks["large batches"]["status"] == "pass", out
+    assert checks["game start and end"]["status"] == "pass", out
+
+
 def test_check_reports_a_bot_that_never_connects(tmp_path):
     code, out, rep = run_check(tmp_path, sys.executable, "-c", "import time; time.sleep(60)", extra=("--connect-timeout", "2", *SLACK))
     assert code == 1

@@ -62,20 +62,20 @@ def test_a_check_passes_on_clean_games_and_fails_on_the_bots_worst_fault():
     c = Check("t", [], verify=lambda played: ([], [f"{len(played)} games"]))
     c.played = [_played()]
     assert not c.played[0].replay_error and c.played[0].steps and c.played[0].deals
-    assert judge(c, crash=None, stalled=False) is False
+    assert judge(c, crash=None, stalled="") is False
     assert (c.status, c.reason, c.notes) == (Status.PASS, "1 games, 30 decisions", ["1 games"])
     c = Check("t", [])
     c.played = [_played(faults=[(0, game_pb2.FAULT_KIND_TIMEOUT), (2, game_pb2.FAULT_KIND_ILLEGAL), (1, game_pb2.FAULT_KIND_TIMEOUT)])]
-    judge(c, crash=None, stalled=False)
+    judge(c, crash=None, stalled="")
     assert c.status == Status.FAIL and c.reason.startswith("timeout: game t-1 seat 1, deal 1") and c.reason.endswith("(and 1 more)")
     c = Check("t", [])
     c.played = [_played(faults=[(3, game_pb2.FAULT_KIND_DISCONNECT)])]
-    assert judge(c, crash="crash: the bot exited with code 3", stalled=False) is True
+    assert judge(c, crash="crash: the bot exited with code 3", stalled="") is True
     assert c.reason == "crash: the bot exited with code 3"
     c = Check("t", [])
     c.played = [_played()]
     c.played[0].spec.expect = GameStatus.FORFEITED
-    judge(c, crash=None, stalled=False)
+    judge(c, crash=None, stalled="")
     assert c.reason == "error: game t-1 ended completed ()"
 
 

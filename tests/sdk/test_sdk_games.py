@@ -96,6 +96,17 @@ def test_run_module_target_with_environment_variables(referee_factory, procs):
     assert_clean(next(iter(r.values())))
 
 
+def test_max_batch_from_the_environment(referee_factory, procs):
+    """PEPPER_MAX_BATCH is part of the launch contract (docs/protocol.md, "The bot process"), as in the Node bot."""
+    ref = referee_factory({"envbatch": "token-envbatch-0123456789"})
+    p = procs.start([sys.executable, "-m", "pepper_bot", "sample_bots.random_bot:RandomBot"], "envbatch",
+                    env={"PEPPER_REFEREE": ref.address, "PEPPER_TOKEN": "token-envbatch-0123456789",
+                         "PEPPER_BOT_NAME": "envbatch", "PEPPER_MAX_BATCH": "7"})
+    ref.wait_connected("envbatch", proc=p)
+    assert_clean(next(iter(ref.wait_games([ref.create(["envbatch"] * 4, "iowa", deal_cap=1)]).values())))
+    assert "batches of up to 7)" in p.log_path.read_text()
+
+
 def test_refused_hello_exits_with_code_2(referee_factory, procs):
     ref = referee_factory({"someone": "token-someone-0123456789"})
     p = procs.start([sys.executable, "-m", "sample_bots", "random", "--referee", ref.address, "--token", "wrong-token-xyz",

@@ -72,7 +72,7 @@ def test_fast_views_and_events_equal_the_reference_at_every_step(name, players):
             rid = rng.choice([1, 127, 128, 16383, 16384, 2**21 + 5, 2**35 + 7])
             bank = rng.choice([0, 1, 9999, 10_000, 123_456])
             want = reference_request(g, gid, s, rid, 2000, bank)
-            got = enc.request_frame(s, rid, g.phase, g.legal_action_ids(), 2000, bank)
+            got = enc.request_frame(s, rid, g.phase, wire.legal_ids(g), 2000, bank)
             item = unframe(got)
             assert item.WhichOneof("item") == "request" and item.request == want
             assert got == wire.item_frame(wire.ITEM_REQUEST, want.SerializeToString())

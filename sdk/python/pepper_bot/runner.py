@@ -404,6 +404,12 @@ def run_bot(bot, referee: str | None = None, token: str | None = None, name: str
     if not token:
         log.error("no token: pass --token or set PEPPER_TOKEN (the token the bot was registered with)")
         return EXIT_REFUSED
+    if not max_batch and os.environ.get("PEPPER_MAX_BATCH"):   # the launch contract's setting (docs/protocol.md)
+        env = os.environ["PEPPER_MAX_BATCH"]
+        if not env.isdigit():
+            log.error("PEPPER_MAX_BATCH must be a whole number of requests, got %r", env)
+            return EXIT_REFUSED
+        max_batch = int(env)
     if max_batch < 0:
         log.error("max_batch must be >= 0")
         return EXIT_REFUSED
@@ -426,7 +432,8 @@ def add_connection_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--referee", default=None, help="HOST:PORT of the referee (default: $PEPPER_REFEREE or 127.0.0.1:50051)")
     ap.add_argument("--token", default=None, help="the bot's token (default: $PEPPER_TOKEN)")
     ap.add_argument("--name", default=None, help="the bot's registered name (default: $PEPPER_BOT_NAME)")
-    ap.add_argument("--max-batch", type=int, default=0, help="most decision requests per batch (0: the referee's default)")
+    ap.add_argument("--max-batch", type=int, default=0,
+                    help="most decision requests per batch (default: $PEPPER_MAX_BATCH, else 0: the referee's default)")
     ap.add_argument("--tls-ca", default=None, help="PEM CA certificate: connect with TLS (default: $PEPPER_TLS_CA)")
     ap.add_argument("--log-level", default=None, help="debug, info, warning or error (default: $PEPPER_LOG_LEVEL or info)")
     ap.add_argument("--give-up-after", type=float, default=300.0, help="seconds without a connection before exiting")

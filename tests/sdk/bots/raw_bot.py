@@ -4,7 +4,9 @@
 
 MODE: ``ok`` answers the first legal action; from decision N on (default 20)
 ``illegal`` answers a well-formed action that is not legal, ``crash`` exits
-with code 3, ``hang`` stops answering (the stream stays open).
+with code 3, ``hang`` stops answering (the stream stays open), ``slow-once``
+sleeps ``--sleep`` seconds before answering decision N, then answers every
+later one at once.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ def illegal(legal: list[str]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["ok", "illegal", "crash", "hang"])
+    ap.add_argument("mode", choices=["ok", "illegal", "crash", "hang", "slow-once"])
     ap.add_argument("--after", type=int, default=20)
+    ap.add_argument("--sleep", type=float, default=1.5)
     a = ap.parse_args()
     out: queue.SimpleQueue = queue.SimpleQueue()
 
@@ -58,7 +61,10 @@ def main() -> int:
             r = it.request
             legal = list(r.legal_actions)
             n += 1
-            bad = n >= a.after and a.mode != "ok"
+            if a.mode == "slow-once" and n == a.after:
+                print("raw_bot: slow once on purpose", file=sys.stderr, flush=True)
+                time.sleep(a.sleep)
+            bad = n >= a.after and a.mode not in ("ok", "slow-once")
             if bad and a.mode == "crash":
                 print("raw_bot: crashing on purpose", file=sys.stderr, flush=True)
                 os._exit(3)

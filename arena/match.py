@@ -1,0 +1,131 @@
+"""A match between two bots: duplicate blocks until a sequential test decides (``pepper arena match A B``).
+
+A match is a run of the tournament machinery (:class:`arena.tournament.Arena`) with two bots, planned a
+round of blocks at a time like an adaptive run, and stored like any run (so it resumes: the same command
+plays on where it stopped, and a decided match just prints its result). After each stored game the
+complete blocks are fed, in plan order, to a generalized SPRT (:class:`arena.evidence.Sequential`); the
+first block whose LLR reaches a bound decides, and no further block is planned. Games already in flight
+then finish and are stored, but the verdict and its estimate are those of the blocks up to the deciding
+one: a function of the plan and the results, whatever order the games finished in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from . import schedule
+from .evidence import Block, HeadToHead, Sequential, Sprt, head_to_head
+from .store import Store
+from .tournament import Arena, Progress, RunConfig
+
+# Games planned per round (whole blocks): enough to keep the bots busy, few enough that little is played past
+# the deciding block.
+ROUND_GAMES = 32
+
+# Exit statuses of `pepper arena match` (besides 1: the match cannot go on; 2: bad input; 130: interrupted).
+EXIT_H1, EXIT_H0, EXIT_UNDECIDED = 0, 3, 4
+
+
+@dataclass
+class MatchConfig(RunConfig):
+    """A run between ``bots[0]`` (A) and ``bots[1]`` (B), at most ``games`` games, decided by ``sprt``."""
+
+    sprt: Sprt = field(default_factory=Sprt)
+    adaptive: bool = True   # planned a round at a time
+
+    def run_key(self, bots: list[str]) -> dict:
+        return super().run_key(bots) | {"match": {"a": self.bots[0], "b": self.bots[1], **asdict(self.sprt)}}
+
+
+@dataclass
+class MatchStatus:
+    """Where a match stands: its SPRT over the complete blocks in plan order, and the estimate from them."""
+
+    sprt: Sprt
+    verdict: str | None = None    # "H1", "H0", or None (undecided)
+    llr: float = 0.0
+    blocks: int = 0               # blocks fed to the test (up to the deciding one)
+    games: int = 0                # their games
+    played: int = 0               # games of the match stored (games in flight when it decided too)
+    estimate: HeadToHead | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return {"H1": EXIT_H1, "H0": EXIT_H0}.get(self.verdict, EXIT_UNDECIDED)
+
+
+class Match(Arena):
+    """The arena, planning blocks of A against B until the SPRT decides or ``games`` are planned."""
+
+    def __init__(self, config: MatchConfig, store: Store, on_progress: Callable[[Progress], None] | None = None,
+                 notify: Callable[[str], None] | None = None, on_block: Callable[[MatchStatus], None] | None = None):
+        super().__init__(config, store, on_progress, notify)
+        self.a, self.b = config.bots
+        self.on_block = on_block or (lambda st: None)
+        self.seq = Sequential(config.sprt)
+        self.blocks: list[Block] = []
+        self.next_match = 0
+        self.run_id: int | None = None
+
+    def status(self, run_id: int) -> MatchStatus:
+        """Feed the test the complete blocks that follow the ones it has seen, in plan order (stopping at the first
+        block not complete yet), and say where the match stands."""
+        rows = {r.match: r for r in self.store.blocks(self.pool, run_id, self.next_match)
+                if r.bot == self.a and r.opponent == self.b}
+        fed = False
+        while self.seq.verdict is None and (r := rows.get(self.next_match)) is not None and r.complete:
+            self.blocks.append(Block(r.games, r.score, r.score_sq, r.margin, r.margin_sq))
+            self.seq.feed(r.score / r.games)
+            self.next_match += 1
+            fed = True
+        st = MatchStatus(self.cfg.sprt, self.seq.verdict, self.seq.llr, len(self.blocks),
+                         sum(k.games for k in self.blocks), self.store.game_ids(run_id).count,
+                         head_to_head(self.a, self.b, self.blocks))
+        if fed:
+            self.on_block(st)
+        return st
+
+    def decided(self, run_id: int) -> bool:
+        return self.status(run_id).verdict is not None
+
+    def _store_result(self, run_id, idx, seed, seats, res) -> None:
+        super()._store_result(run_id, idx, seed, seats, res)
+        self.status(run_id)
+
+    def _next_adaptive(self, names: list[str], run_id: int) -> int:
+        """Plan the next round: whole blocks of the line-ups of A and B, in turn, on fresh decks."""
+        ups = schedule.lineups(names, self.rs, self.players, "mirrored")
+        mirrored = self.table.teams < self.players
+        per_block = len(schedule.rotations(ups[0], mirrored))
+        planned = self.store.planned(run_id)
+        left = -(-max(1, self.cfg.games - len(planned)) // per_block)
+        blocks = min(left, max(1, ROUND_GAMES // per_block))
+        first = max((g.match for g in planned), default=-1) + 1
+        order = [ups[(first + k) % len(ups)] for k in range(len(ups))]
+        more = schedule.plan(names, self.rs, self.players, blocks * per_block, self.cfg.seed, mode="mirrored",
+                             first_match=first, lineup_order=order)
+        self.store.append_plan(run_id, more)
+        return blocks
+
+
+def play(config: MatchConfig, on_progress=None, notify=None, on_block=None) -> MatchStatus:
+    """Play (or resume) the match ``config`` describes until its test decides or its games run out; a match
+    already decided, or out of games, plays nothing more. Returns its status."""
+    store = Store(config.db)
+    try:
+        m = Match(config, store, on_progress, notify, on_block)
+        bots = m.check()
+        run_id, _ = store.find_or_create_run(config.run_key([b.name for b in bots]), [])
+        st = m.status(run_id)
+        out_of_games = store.planned_count(run_id) >= config.games and not store.pending(run_id)
+        if st.verdict is None and not out_of_games:
+            asyncio.run(m.run())
+            st = m.status(run_id)
+        return st
+    finally:
+        store.close()
+
+
+__all__ = ["EXIT_H0", "EXIT_H1", "EXIT_UNDECIDED", "Match", "MatchConfig", "MatchStatus", "ROUND_GAMES", "play"]

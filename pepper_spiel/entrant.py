@@ -1,0 +1,196 @@
+"""An arena entrant that asks an OpenSpiel bot: ``python -m pepper_spiel.entrant --bot ismcts``.
+
+    pepper bot register ismcts --openspiel ismcts     # the arena runs the command below
+    python -m pepper_spiel.entrant --bot ismcts --simulations 60 --referee 127.0.0.1:50051 --token T
+
+The bot SDK (:mod:`pepper_bot`) carries the wire. At each decision the entrant
+rebuilds the seat's deal from the events it was sent (:func:`sample.deal_actions`),
+draws a deal consistent with them (:func:`sample.sample_deal`), puts it in a
+one-deal ``python_pepper`` game (``deal_cap`` 1: the search values this deal's
+win, not the whole game's, and so fits the arena's 2 s per decision) and asks
+the OpenSpiel bot for its action:
+
+* ``ismcts``: OpenSpiel's information-set MCTS (``open_spiel.python.algorithms.ismcts``),
+  resampling the hidden cards at every simulation (``PepperState.resample_from_infostate``);
+* ``mcts``: OpenSpiel's MCTS on the one sampled deal (it sees that deal's cards: a determinization);
+* ``random``: OpenSpiel's uniform random bot.
+
+``--simulations`` (default 40: a median of 0.06-0.26 s a decision, docs/research.md)
+bounds each search, and fewer are run where the configuration's earlier searches
+show that 40 would take more than 40% of the decision's deadline (at most 1 s;
+the arena's default deadline is 2 s a decision with a 10 s bank).
+A variant ruleset is searched as its built-in base; when the search game's legal
+actions differ from the view's, or no deal agrees with the seat's events, the
+entrant plays a random legal action and logs why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import sys
+import time
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+from pepper_bot import Bot, run_bot
+from pepper_bot.runner import add_connection_args
+
+from referee.rules import ACTIONS, BUILTIN_RULESETS, Action, EventKind, Game, RulesError
+
+from .game import SHORT_NAME
+from .sample import deal_actions, deal_facts, sample_deal, shown_events, taken_widow
+
+__all__ = ["BOTS", "OpenSpielEntrant", "main"]
+
+log = logging.getLogger("pepper_spiel.entrant")
+BOTS = ("ismcts", "mcts", "random")
+_KINDS = {k.value: k for k in EventKind}
+_CARD_DATA = {EventKind.PLAY, EventKind.GAVE_CARD, EventKind.RECEIVED_CARD, EventKind.DISCARDED_CARD,
+              EventKind.PARTNER_CARD, EventKind.PARTNER}
+
+
+def engine_event(e: dict) -> tuple | None:
+    """An SDK event dict (:func:`pepper_bot.convert.event_to_dict`) as the engine's (kind, seat, data), for the
+    kinds a deal's actions are read from (None for the others)."""
+    kind = _KINDS.get(e.get("kind"))
+    who = e.get("actor") if e.get("actor") is not None else e.get("seat")
+    cards = e.get("cards") or []
+    if kind in (EventKind.DEAL, EventKind.THROWN_IN):
+        return kind, who, e.get("deal")
+    if kind in (EventKind.HAND, EventKind.WIDOW):
+        return kind, who, tuple(int(Action.parse(f"play {c}")) for c in cards)
+    if kind in _CARD_DATA:
+        return kind, who, int(Action.parse(f"play {cards[0]}")) if cards else None
+    if kind == EventKind.BID:
+        return kind, who, int(Action.parse(e["action"]))
+    if kind == EventKind.CONTRACT:
+        return kind, who, (e.get("bid"), int(Action.parse(f"trump {e['strain']}")) - int(Action.trump(0)))
+    if kind in (EventKind.EXCHANGE, EventKind.GIVE, EventKind.CEDE):
+        return kind, who, e.get("flag")
+    if kind == EventKind.DISCARD:
+        return kind, who, None
+    return None
+
+
+class _Seat:
+    def __init__(self, seat: int, players: int, ruleset: str):
+        self.seat, self.players, self.ruleset = seat, players, ruleset
+        self.events: list[tuple] = []   # this deal's, as the engine's (kind, seat, data)
+
+
+class OpenSpielEntrant(Bot):
+    """A :class:`pepper_bot.Bot` whose decisions come from an OpenSpiel bot searching a sampled deal."""
+
+    wants_events = True
+
+    def __init__(self, bot: str = "ismcts", simulations: int = 40, seed: int | None = None, name: str | None = None):
+        if bot not in BOTS:
+            raise ValueError(f"unknown OpenSpiel bot {bot!r}: expected one of {', '.join(BOTS)}")
+        self.kind, self.simulations = bot, simulations
+        self.name = name or f"openspiel-{bot}"
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.RandomState(self.rng.randrange(1 << 31))
+        self.games: dict[str, _Seat] = {}
+        self._search: dict[tuple[str, int], object] = {}   # (ruleset, players) -> the one-deal search game
+        self._pace: dict[tuple[str, int], float] = {}      # ... -> seconds per simulation, lately
+        self.decisions = self.fallbacks = 0   # decisions asked, and those played at random (logged)
+
+    # -- SDK hooks ---------------------------------------------------------------
+    def on_game_start(self, info: dict) -> None:
+        rs = info.get("ruleset", {})
+        name = (rs.get("params") or {}).get("extends") or rs.get("name")
+        self.games[info["game_id"]] = _Seat(info["seat"], info["players"], name if name in BUILTIN_RULESETS else "")
+
+    def on_event(self, game_id: str, event: dict) -> None:
+        g = self.games.get(game_id)
+        e = engine_event(event)
+        if g is None or e is None:
+            return
+        if e[0] == EventKind.DEAL:
+            g.events = []
+        g.events.append(e)
+
+    def on_game_end(self, game_id: str, result: dict) -> None:
+        self.games.pop(game_id, None)
+
+    def decide(self, view: dict) -> str:
+        legal = view["legal_actions"]
+        self.decisions += 1
+        g = self.games.get(view.get("game_id", ""))
+        if g is None:   # a view without its game start: nothing to search from
+            return self._fallback(legal, "no game start for this view")
+        if not g.ruleset:
+            return self._fallback(legal, f"ruleset {view.get('ruleset')!r} has no built-in base to search")
+        game = self._game(g.ruleset, g.players)
+        state = self._sample(game, g, view["dealer"])
+        if state is None:
+            return self._fallback(legal, "no sampled deal agrees with the events")
+        if sorted(str(ACTIONS[a]) for a in state.legal_actions()) != sorted(legal):
+            return self._fallback(legal, "the search game's legal actions differ from the view's")
+        # Simulations within the time: at most --simulations, and what fits 40% of the decision's deadline
+        # (at most 1 s) at the pace of this configuration's earlier searches.
+        key = (g.ruleset, g.players)
+        deadline = view.get("deadline_ms") or 2000
+        budget = min(1.0, 0.4 * deadline / 1000)
+        pace = self._pace.get(key)
+        sims = self.simulations if pace is None else max(4, min(self.simulations, int(budget / pace)))
+        start = time.perf_counter()
+        action = self._bot(game, g.seat, sims).step(state)
+        took = time.perf_counter() - start
+        self._pace[key] = took / sims if pace is None else 0.7 * pace + 0.3 * took / sims
+        return str(ACTIONS[action])
+
+    # -- the search ----------------------------------------------------------------
+    def _fallback(self, legal: list[str], why: str) -> str:
+        self.fallbacks += 1
+        log.warning("playing a random legal action: %s", why)
+        return self.rng.choice(legal)
+
+    def _game(self, ruleset: str, players: int):
+        key = (ruleset, players)
+        if key not in self._search:
+            self._search[key] = pyspiel.load_game(SHORT_NAME, {"ruleset": ruleset, "players": players, "deal_cap": 1})
+        return self._search[key]
+
+    def _bot(self, game, seat: int, simulations: int):
+        if self.kind == "random":
+            return pyspiel.make_uniform_random_bot(seat, self.rng.randrange(1 << 31))
+        evaluator = mcts.RandomRolloutEvaluator(1, self.np_rng)
+        if self.kind == "mcts":
+            return mcts.MCTSBot(game, 2.0, simulations, evaluator, random_state=self.np_rng)
+        return ismcts.ISMCTSBot(game, evaluator, 2.0, simulations, random_state=self.np_rng)
+
+    def _sample(self, game, g: _Seat, dealer: int):
+        spec = game.spec
+        hand, played, unseen = deal_facts(g.events, g.seat, spec.table.team_of)
+        actions = deal_actions(g.events, g.seat, spec.table.bid_names_strain)
+        gave = [e[2] for e in g.events if e[0] == EventKind.GAVE_CARD and e[1] == g.seat]
+        received = [e[2] for e in g.events if e[0] == EventKind.RECEIVED_CARD and e[1] == g.seat]
+        try:
+            engine = sample_deal(spec.table, lambda deck: Game(spec.ruleset, spec.players, decks=[deck], first_dealer=dealer),
+                                 g.seat, dealer, hand, actions, played, gave, received, self.rng, unseen=unseen,
+                                 shown=shown_events(g.events), widow=taken_widow(g.events, g.seat))
+        except (RulesError, ValueError) as e:
+            log.warning("sampling the deal failed: %s", e)
+            return None
+        return None if engine is None else game.state_from(engine)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pepper_spiel.entrant",
+                                 description="Play in the arena with an OpenSpiel bot searching the current deal.")
+    ap.add_argument("--bot", choices=BOTS, default="ismcts", help="which OpenSpiel bot (default: ismcts)")
+    ap.add_argument("--simulations", type=int, default=40, help="ismcts and mcts: simulations per decision (default 40)")
+    ap.add_argument("--seed", type=int, default=None, help="the random seed of the sampling and the search")
+    add_connection_args(ap)
+    a = ap.parse_args(argv)
+    bot = OpenSpielEntrant(a.bot, a.simulations, a.seed)
+    return run_bot(bot, a.referee, a.token, a.name, a.max_batch, tls_ca=a.tls_ca, log_level=a.log_level,
+                   give_up_after=a.give_up_after)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

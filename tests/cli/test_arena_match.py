@@ -1,0 +1,100 @@
+"""`pepper arena match` as a real subprocess: real referee, real bot processes, a real SQLite file. Heuristic against
+random stops with H1 accepted (and random against heuristic with H0), a decided match resumed plays nothing more,
+and its blocks show in `pepper arena table --cross`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SHORT = 'name = "short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick match
+pytestmark = pytest.mark.xdist_group("arena")
+LLR = re.compile(r"^(\S+) vs (\S+): (\d+) blocks \((\d+) games\), LLR (-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]", re.M)
+
+
+def pepper(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    (tmp_path / "short.toml").write_text(SHORT)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | {"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([sys.executable, "-m", "pepper_cli", "arena", *args, "--db", str(tmp_path / "arena.db")],
+                          cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, env=env)
+
+
+def games(tmp_path: Path) -> int:
+    with sqlite3.connect(tmp_path / "arena.db") as c:
+        return c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+
+def test_heuristic_against_random_accepts_h1_and_a_decided_match_plays_no_more(tmp_path):
+    cmd = ("match", "heuristic", "random", "--ruleset", "short.toml", "--sprt", "elo0=0 elo1=150", "--progress-every", "0")
+    r = pepper(tmp_path, *cmd)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "H1 accepted: heuristic is stronger than random" in r.stdout
+    lines = LLR.findall(r.stdout)
+    blocks, llr, upper = int(lines[-1][2]), float(lines[-1][4]), float(lines[-1][6])
+    assert llr >= upper == pytest.approx(2.94, abs=0.01) and all(float(x[4]) < upper for x in lines[:-2])
+    # (Every block won outright leaves no spread: Elo +inf [?, ?], and a LOS of 1 - 2^-blocks.)
+    assert re.search(r"^Elo \+\S+ \[\S+, \S+\] \(95%\), nElo \S+, LOS (9\d|100)\.\d%, score \d+\.\d%, margin \+[\d.]+ "
+                     rf"points per game, over {blocks} blocks", r.stdout, re.M), r.stdout
+    played = games(tmp_path)
+    assert played >= 2 * blocks
+    # The same command again: decided, nothing more is played.
+    again = pepper(tmp_path, *cmd)
+    assert again.returncode == 0 and "H1 accepted" in again.stdout and games(tmp_path) == played
+    assert LLR.findall(again.stdout)[-1][2] == str(blocks)
+    # Its blocks are in the pool's cross-table.
+    cross = pepper(tmp_path, "table", "--ruleset", "short.toml", "--cross", "--json")
+    assert cross.returncode == 0, cross.stderr
+    pool = json.loads(cross.stdout)["short/4p"]
+    [h] = pool["head_to_head"]
+    assert (h["bot"], h["opponent"]) == ("heuristic", "random") and h["blocks"] >= blocks and h["score"] > 0.7
+    assert pool["table"][0]["bot"] == "heuristic" and pool["table"][0]["next_basis"] == "blocks"
+    text = pepper(tmp_path, "table", "--ruleset", "short.toml", "--cross")
+    assert re.search(r"^heuristic +random +\d+ +\d+ +\d+\.\d +\+\d+ \[", text.stdout, re.M), text.stdout
+
+
+def test_random_against_heuristic_accepts_h0_and_too_few_games_leave_it_undecided(tmp_path):
+    r = pepper(tmp_path, "match", "random", "heuristic", "--ruleset", "short.toml", "--sprt", "elo0=0 elo1=150",
+               "--quiet")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "H0 accepted: random is not stronger than heuristic" in r.stdout
+    r = pepper(tmp_path, "match", "heuristic", "random", "--ruleset", "short.toml", "--max-games", "4", "--quiet")
+    assert r.returncode == 4, r.stdout + r.stderr
+    assert "undecided after 4 games" in r.stdout and "2 blocks (4 games)" in r.stdout
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("heuristic", "heuristic"), "two different bots"),
+    (("heuristic", "random", "--sprt", "elo0=5 elo1=0"), "--sprt: elo0=5.0 elo1=0.0: elo0 must be below elo1"),
+    (("heuristic", "random", "--sprt", "gamma=1"), "KEY=VALUE with KEY one of elo0, elo1, alpha, beta"),
+    (("heuristic", "nobody"), "unknown bot(s): nobody"),
+])
+def test_bad_input_is_exit_2_with_a_message(tmp_path, args, says):
+    r = pepper(tmp_path, "match", *args)
+    assert r.returncode == 2 and says in r.stderr, r.stderr
+
+
+def test_a_killed_match_resumes_where_it_stopped(tmp_path):
+    (tmp_path / "short.toml").write_text(SHORT)
+    cmd = [sys.executable, "-m", "pepper_cli", "arena", "match", "heuristic", "random", "--ruleset", "short.toml",
+           "--sprt", "elo0=0 elo1=40", "--progress-every", "0", "--db", str(tmp_path / "arena.db")]
+    first = subprocess.Popen(cmd, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    for line in first.stdout:
+        if (m := LLR.match(line)) and int(m[3]) >= 2:
+            break
+    os.killpg(first.pid, 9)   # the arena, its referee and its bots, at once
+    first.wait(30)
+    stored = games(tmp_path)
+    assert stored >= 4
+    again = pepper(tmp_path, *cmd[4:-2])
+    assert again.returncode == 0 and "H1 accepted" in again.stdout, again.stdout + again.stderr
+    # It went on from the games stored: its first line counts the complete blocks played before the kill (in plan
+    # order, up to the first one a game of which was in flight), and it played the rest.
+    assert int(LLR.findall(again.stdout)[0][2]) >= 2 and games(tmp_path) > stored

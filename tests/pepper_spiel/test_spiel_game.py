@@ -1,0 +1,209 @@
+"""The OpenSpiel bridge: OpenSpiel's own checks, hidden information, and OpenSpiel's search bots playing it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.observation import make_observation
+
+import pepper_spiel  # noqa: F401  (registers python_pepper)
+from referee.rules import CARDS
+
+CONFIGS = [("iowa", 4), ("bid-euchre", 4), ("bid-euchre", 6), ("bid-euchre", 8), ("pepper-30", 2), ("pepper-30", 3),
+           ("pepper-30", 4), ("five-handed", 5)]
+
+
+def test_load_game_as_documented():
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa"})
+    assert game.num_players() == 4
+    assert game.get_type().short_name == "python_pepper"
+    state = game.new_initial_state()
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 4   # the first dealer
+
+
+@pytest.mark.parametrize("ruleset,players", CONFIGS)
+def test_openspiel_random_simulation_and_serialization(ruleset, players):
+    # One deal per game keeps it to a fraction of a second; OpenSpiel checks every state on the way
+    # (legal actions, chance outcomes, clones, strings and tensors for every seat, serialize/deserialize).
+    game = pyspiel.load_game("python_pepper", {"ruleset": ruleset, "players": players, "deal_cap": 1})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_several_deals_deal_their_own_decks_with_chance_nodes():
+    game = pyspiel.load_game("python_pepper", {"ruleset": "pepper-30", "players": 3, "deal_cap": 3})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+    state, rng = game.new_initial_state(), np.random.RandomState(3)
+    chance = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            chance += 1
+            outcomes, probs = zip(*state.chance_outcomes())
+            assert abs(sum(probs) - 1) < 1e-9
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert len(state.decks) == state.engine.deal_number == 3
+    assert chance <= 1 + 3 * 24
+    assert sorted(state.returns()) in ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [-1.0, 1.0, 1.0])
+
+
+def test_bad_parameters_are_refused_with_what_is_allowed():
+    with pytest.raises(Exception, match="unknown ruleset 'euchre'"):
+        pyspiel.load_game("python_pepper", {"ruleset": "euchre"})
+    with pytest.raises(Exception, match="not played by 5 players"):
+        pyspiel.load_game("python_pepper", {"ruleset": "iowa", "players": 5})
+
+
+_TOKEN = re.compile(r"[0-9A-Za-z]+")
+_CARD_TEXT = {str(c) for c in CARDS}
+
+
+def _unknown_to(state, seat: int) -> set[str]:
+    """Cards another seat (or the widow, or the dead hand) holds that ``seat`` has no way to know."""
+    g = state.engine
+    v = g.view(seat)
+    known = {str(c) for c in v.hand} | {str(c) for cards in v.private.values() for c in cards}
+    full = g.full_state()
+    hidden = {c for s, h in enumerate(full["hands"]) if s != seat for c in h}
+    hidden |= set(full["dead_hand"]) | (set() if "widow" in v.private else set(full["widow"]))
+    return hidden - known
+
+
+@pytest.mark.parametrize("ruleset,players", [("iowa", 4), ("pepper-30", 3), ("pepper-30", 2)])
+def test_no_seat_sees_another_seats_cards(ruleset, players):
+    # Decks without copies, so that a card's text names one card. Checked at every decision of two deals,
+    # for every seat: the information-state string, the observation string, and each card-carrying piece
+    # of the tensor.
+    game = pyspiel.load_game("python_pepper", {"ruleset": ruleset, "players": players, "deal_cap": 2})
+    obs = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    state, rng, checked = game.new_initial_state(), np.random.RandomState(11), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        for seat in range(players):
+            hidden = _unknown_to(state, seat)
+            # The information state from the current deal's first line on (earlier deals' hands are known).
+            info = state.information_state_string(seat)
+            this_deal = info[info.rindex("\ndeal "):]
+            for text in (this_deal, state.observation_string(seat)):
+                assert not hidden & set(_TOKEN.findall(text)), (seat, hidden & set(_TOKEN.findall(text)))
+            obs.set_from(state, seat)
+            for piece in ("hand", "private", "trick", "tricks", "partner_card"):
+                cards = {str(CARDS[c]) for c in np.nonzero(obs.dict[piece].reshape(-1, 24))[1]}
+                assert not cards & hidden, (piece, cards & hidden)
+            checked += bool(hidden)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked > 20
+
+
+def test_information_state_is_the_same_for_every_deal_of_the_hidden_cards():
+    # Two games whose decks differ only in the cards seat 0 does not hold: seat 0's strings and tensor agree.
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+    a, b = game.new_initial_state(), game.new_initial_state()
+    for s in (a, b):
+        s.apply_action(3)   # seat 3 deals: seat 0 receives positions 0, 4, 8...
+    deck = list(range(24))
+    other = deck[:]
+    other[1], other[2] = other[2], other[1]    # positions 1 and 2: seats 1 and 2
+    for c in deck:
+        if not a.is_chance_node():
+            break
+        a.apply_action(c)
+    for c in other:
+        if not b.is_chance_node():
+            break
+        b.apply_action(c)
+    assert a.engine.view(0).hand == b.engine.view(0).hand and a.engine.view(1).hand != b.engine.view(1).hand
+    assert a.information_state_string(0) == b.information_state_string(0)
+    assert a.information_state_tensor(0) == b.information_state_tensor(0)
+    assert a.information_state_string(1) != b.information_state_string(1)
+
+
+def test_mcts_and_ismcts_bots_play_a_deal():
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+    rng = np.random.RandomState(5)
+    evaluator = mcts.RandomRolloutEvaluator(1, rng)
+    bots = [mcts.MCTSBot(game, 2.0, 8, evaluator, random_state=rng),
+            ismcts.ISMCTSBot(game, evaluator, 2.0, 8, random_state=rng)]
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            bot = bots[state.current_player() % 2]
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+    assert sorted(state.returns()) in ([-1.0, -1.0, 1.0, 1.0], [0.0] * 4)
+
+
+@pytest.mark.parametrize("ruleset,players", CONFIGS)
+def test_deal_receivers_match_the_engines_deal(ruleset, players):
+    from pepper_spiel.sample import DEAD, WIDOW, deal_receivers
+    from referee.rules import Game
+
+    rng = np.random.RandomState(2)
+    for dealer in range(players):
+        g = Game(ruleset, players, seed=int(rng.randint(1 << 30)), first_dealer=dealer)
+        deck = g.decks_dealt[0]
+        got: dict[int, list[int]] = {}
+        for pos, r in enumerate(deal_receivers(g.table, dealer)):
+            got.setdefault(r, []).append(deck[pos])
+        full = g.full_state()
+        for s in range(players):
+            assert got[s] == list(g.view(s).hand) or sorted(got[s]) == sorted(int(c) for c in g.view(s).hand)
+        assert sorted(str(CARDS[c]) for c in got.get(WIDOW, [])) == sorted(full["widow"])
+        assert sorted(str(CARDS[c]) for c in got.get(DEAD, [])) == sorted(full["dead_hand"])
+
+
+@pytest.mark.parametrize("ruleset,players", [("iowa", 4), ("five-handed", 5), ("bid-euchre", 6)])
+def test_resampled_states_keep_what_the_seat_knows(ruleset, players):
+    # IS-MCTS asserts this at every search: the same information state, the same legal actions.
+    game = pyspiel.load_game("python_pepper", {"ruleset": ruleset, "players": players, "deal_cap": 2})
+    state, rng = game.new_initial_state(), np.random.RandomState(4)
+    differ = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        seat = state.current_player()
+        other = state.resample_from_infostate(seat, rng.uniform)
+        assert other.information_state_string(seat) == state.information_state_string(seat)
+        assert other.legal_actions() == state.legal_actions()
+        differ += str(other) != str(state)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert differ > 5   # the other seats' cards were drawn anew
+
+
+def test_a_resampled_state_deals_the_next_deal_from_its_own_decks_and_actions():
+    # five-handed: the bidder's discards are hidden from the others, so a resample redraws them; at each
+    # deal's last action every seat's resampled state plays on into the next deal (the real discards
+    # would not replay on the drawn deck).
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed", "deal_cap": 2})
+    redealt = 0
+    for seed in (6, 12):   # seeds where a redrawn discard differs from the real one and matters
+        state, rng = game.new_initial_state(), np.random.RandomState(seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            after = state.clone()
+            after.apply_action(after.legal_actions()[0])
+            if after.is_chance_node():
+                for seat in range(5):
+                    other = state.resample_from_infostate(seat, rng.uniform)
+                    other.apply_action(other.legal_actions()[0])
+                    while other.is_chance_node():
+                        other.apply_action(other.chance_outcomes()[0][0])
+                    redealt += other.engine.deal_number == 2
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert redealt >= 5
