@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 BUF := tools/node_modules/.bin/buf
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot web
+.PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot web images
 
 help: ## list the targets
 	@echo "Pepper Arena"
@@ -114,6 +114,10 @@ checkgenerate: install ## fail if sdk/python/pepper_proto/ differs from what pro
 
 bench-referee: install ## gRPC referee benchmark (decisions/s vs a raw batched gRPC echo)
 	$(BIN)/python bench/referee.py
+
+# The sandbox's images (`pepper arena run --sandbox docker`), built locally: Debian by debootstrap, then the SDK.
+images: $(SDK_STAMP) ## build the sandbox's Docker images (pepper-python, pepper-node; docs/sandbox.md)
+	images/build.sh $(SDK_VENV)/bin/python
 
 clean: ## remove the virtualenv and caches
 	rm -rf $(VENV) $(SDK_VENV) .pytest_cache .hypothesis build *.egg-info tools/node_modules

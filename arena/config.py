@@ -31,6 +31,7 @@ class RunConfig:
     db: str = "arena.db"
     log_dir: str = "arena-logs"
     bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
+    sandbox: str = "none"             # none | docker: every command bot in a container of its own (docs/sandbox.md)
     play_forced: bool = True          # forced moves are played by the referee, not asked (GamePolicy.play_forced)
     tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
     deals: str | None = None          # a deal set file (arena.deals): the decks the matches are dealt

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supervisor import Handle, ProcessSpec, Runtime, StartError, Supervisor, inherited_env
+from supervisor.docker_runtime import SOCKET_IN_CONTAINER
 
 from .errors import ArenaError
 from .registry import expand
+from .sandbox import SANDBOX_PYTHON, BotSandbox
 from .store import Bot
 
 
@@ -48,10 +50,13 @@ def _explained(bot: Bot, log: Path) -> Iterator[None]:
 class RefereeProcess:
     """A referee subprocess; it says where it listens on its first line of stdout."""
 
-    def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0", runtime: Runtime | None = None):
+    def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0", runtime: Runtime | None = None,
+                 unix_socket: str | None = None):
         self.token = control_token
         log = log_dir / "referee.log"
         argv = (sys.executable, "-m", "referee.service", "serve", "--address", address, "--control-token-file", "-")
+        if unix_socket:  # for sandboxed bots, whose containers have no network
+            argv += ("--unix-socket", unix_socket)
         env = {k: v for k, v in os.environ.items() if k != "PEPPER_CONTROL_TOKEN"}
         spec = ProcessSpec("the referee", argv, log, env=env, stdout_pipe=True, stdin=f"{control_token}\n".encode())
         try:
@@ -91,18 +96,22 @@ class BotProcesses:
     RESTART_BUDGET = 8
 
     def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1,
-                 runtime: Runtime | None = None):
+                 runtime: Runtime | None = None, sandbox: BotSandbox | None = None):
         self.bot = bot
         self.log_path = log_dir / f"bot-{bot.name}.log"
         self.connected_once = False            # set by the arena once the referee lists a connection of the bot
         self.crashes: list[Crash] = []         # its processes' deaths in this run, oldest first
         self.stopped = False                   # stopped by the arena: its processes' deaths are not crashes
+        command = expand(bot.command or "")
+        if sandbox is not None:  # in its own container: the referee through the socket mounted there
+            address, command = f"unix:{SOCKET_IN_CONTAINER}", expand(bot.command or "", SANDBOX_PYTHON)
+            runtime = sandbox.runtime(bot)
         env = inherited_env() | extra_env | bot.env | {
             "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
         # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
         slots = max(1, bot.processes, at_least)
         with _explained(self.bot, self.log_path):
-            spec = ProcessSpec.command(f"bot {bot.name!r}", expand(bot.command or ""), self.log_path, cwd=bot.cwd, env=env)
+            spec = ProcessSpec.command(f"bot {bot.name!r}", command, self.log_path, cwd=bot.cwd, env=env)
             self.sup = Supervisor(spec, slots, runtime)
         self._dead: list[Handle | None] = [None] * slots  # per slot: the process last found dead (each counted once)
 

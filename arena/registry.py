@@ -44,8 +44,9 @@ SAMPLE_BOTS = {
 SAMPLES_REGISTERED = "samples_registered"  # a meta flag: the sample bots were registered once
 
 
-def expand(command: str) -> str:
-    return command.replace("{python}", sys.executable)
+def expand(command: str, python: str | None = None) -> str:
+    """``command`` with ``{python}`` replaced by ``python`` (by default this interpreter)."""
+    return command.replace("{python}", python or sys.executable)
 
 
 def node_missing(node_dir: Path | None = None) -> str | None:

@@ -45,6 +45,7 @@ from .config import RunConfig
 from .errors import ArenaError, UsageError
 from .processes import BotProcesses, BotStartError, Crash, RefereeProcess
 from .ratings import DEFAULT_SIGMA, Rater
+from .sandbox import BotSandbox
 from .store import Bot, BotKind, Store, new_token, token_sha256
 
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says: enough to keep
@@ -179,6 +180,13 @@ class Arena:
         if missing:
             raise UsageError(f"unknown bot(s): {', '.join(missing)}; registered: {', '.join(sorted(registered)) or 'none'} "
                              "(register with `pepper bot register NAME --command ...`)")
+        if self.cfg.sandbox not in ("none", "docker"):
+            raise UsageError(f"--sandbox {self.cfg.sandbox!r}: expected none or docker")
+        if self.cfg.sandbox == "docker" and self.cfg.referee:
+            raise UsageError("--sandbox docker needs the arena's own referee (its Unix socket): drop --referee")
+        boxed = [n for n in names if n in registered and registered[n].image]
+        if boxed and self.cfg.sandbox != "docker":
+            raise UsageError(f"bot(s) {', '.join(boxed)} run in their Docker image: add --sandbox docker")
         if len(set(names)) < 2:
             raise UsageError("a tournament needs at least 2 registered bots (see `pepper bot list`)")
         try:
@@ -209,10 +217,16 @@ class Arena:
         log_dir.mkdir(parents=True, exist_ok=True)
         ref = None
         token = self.cfg.control_token or secrets.token_urlsafe(24)
+        sandbox = BotSandbox() if self.cfg.sandbox == "docker" else None   # reaps what a killed run left
         if self.cfg.referee:
             address = self.cfg.referee
         else:
-            ref = RefereeProcess(log_dir, token, self.cfg.listen)
+            try:
+                ref = RefereeProcess(log_dir, token, self.cfg.listen, unix_socket=sandbox.socket if sandbox else None)
+            except BaseException:
+                if sandbox:
+                    sandbox.close()
+                raise
             address = ref.address
         procs: list[BotProcesses] = []
         channel = grpc.aio.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)])
@@ -233,7 +247,8 @@ class Arena:
                                      "(RegisterBotRequest.token_sha256, protocol 1.5): run a newer referee")
                 if token:
                     try:
-                        procs.append(BotProcesses(b, address, token, log_dir, self.cfg.bot_env, need[b.name]))
+                        procs.append(BotProcesses(b, address, token, log_dir, self.cfg.bot_env, need[b.name],
+                                                  sandbox=sandbox))
                     except BotStartError as e:
                         self._withdraw(b.name, e.why, log_dir / f"bot-{b.name}.log")
             self._procs = {p.bot.name: p for p in procs}
@@ -263,6 +278,8 @@ class Arena:
             await channel.close()
             if ref:
                 ref.stop()
+            if sandbox:
+                sandbox.close()
 
     def _connections_needed(self, names: list[str]) -> dict[str, int]:
         """Per bot, the most seats it takes in one game of this pool: the live connections it needs."""

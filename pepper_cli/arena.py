@@ -62,6 +62,8 @@ def arena_run(
     progress_every: Annotated[float, typer.Option(min=0.1, help="Seconds between progress lines when the output is "
                                                                 "not a terminal.")] = 10.0,
     wide: WideOption = False,
+    sandbox: Annotated[str, typer.Option(help="none, or docker: every command bot in a container with limits and no "
+                                              "network (docs/sandbox.md; `make images` first).")] = "none",
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
@@ -86,7 +88,7 @@ def arena_run(
                     adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
                     concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,
                     time_bank_ms=time_bank_ms, listen=listen,
-                    db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced)
+                    db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced, sandbox=sandbox)
     cfg.deals = str(deals) if deals else None
     try:
         rs = cfg.ruleset_obj()

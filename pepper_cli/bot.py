@@ -83,6 +83,29 @@ def _files(command: str | None, cwd: str, files: list[Path] | None) -> tuple[tup
         _fail(str(e))
 
 
+def _limits(memory_mb: int | None, cpus: float | None, pids: int | None) -> dict[str, float]:
+    from arena.sandbox import check_limits
+
+    try:
+        return check_limits({"memory_mb": memory_mb, "cpus": cpus, "pids": pids})
+    except ValueError as e:
+        _fail(str(e))
+
+
+def _image(name: str, image: str | None, dockerfile: Path | None, command: str | None) -> tuple[str, str]:
+    """The id of the image a bot registers with (built from ``dockerfile``), and its command (default: the image's)."""
+    from arena.errors import ArenaError
+    from arena.sandbox import resolve_image
+
+    try:
+        image_id, default = resolve_image(name, image, str(dockerfile) if dockerfile else None)
+    except ArenaError as e:
+        _fail(str(e))
+    if not (command or default):
+        _fail(f"the image {image or dockerfile} has no Cmd or Entrypoint: give --command \"...\" (run inside it)")
+    return image_id, command or default
+
+
 def _version_line(b) -> str:
     return f"version {b.version}" + (f", files {b.digest[:12]}" if b.digest else "")
 
@@ -103,9 +126,17 @@ def bot_register(
                                                   "command: {python} -m pepper_spiel.entrant --bot BOT.")] = None,
     deadline_ms: DeadlineOption = None,
     time_bank_ms: TimeBankOption = None,
+    image: Annotated[str | None, typer.Option(help="A local Docker image it runs in (with --sandbox docker), its "
+                                                   "command inside it (default: the image's own); its id versions it.")] = None,
+    dockerfile: Annotated[Path | None, typer.Option(help="Build its image from this Dockerfile (its directory is "
+                                                         "the build context), as --image.")] = None,
+    memory_mb: Annotated[int | None, typer.Option(min=16, help="Sandbox: its memory limit, MiB (default 512).")] = None,
+    cpus: Annotated[float | None, typer.Option(min=0.01, help="Sandbox: its CPU limit, cores (default 1).")] = None,
+    pids: Annotated[int | None, typer.Option(min=8, help="Sandbox: its process and thread limit (default 64).")] = None,
     db: DbOption = Path("arena.db"),
 ) -> None:
-    """Register a bot the arena launches (--command) or one that connects by itself (--remote).
+    """Register a bot the arena launches (--command, or --image / --dockerfile for the sandbox) or one that
+    connects by itself (--remote).
 
     A name registered before (and removed) gets a new version unless this is its latest version's registration
     again: a new version starts unrated."""
@@ -121,19 +152,29 @@ def bot_register(
         if command or remote:
             _fail("give one of --command, --remote or --openspiel")
         command = f"{{python}} -m pepper_spiel.entrant --bot {openspiel}"
-    if bool(command) == remote:
-        _fail("give exactly one of --command \"...\" (the arena launches the bot) or --remote (you run it)")
+    if image and dockerfile:
+        _fail("give one of --image IMAGE or --dockerfile PATH")
+    boxed = bool(image or dockerfile)
+    if (bool(command) or boxed) == remote:
+        _fail("give exactly one of --command \"...\" (the arena launches the bot), --image / --dockerfile (it runs "
+              "in that image) or --remote (you run it)")
     envd = _env(env)
     if cwd is not None and not cwd.is_dir():
         _fail(f"--cwd {cwd} is not a directory")
+    limits = _limits(memory_mb, cpus, pids)
     where = str(cwd.resolve()) if cwd else str(Path.cwd())
-    names, digest = _files(command, where, files)
+    image_id = None
+    if boxed:   # its files are its image: the image's id is its digest
+        image_id, command = _image(name, image, dockerfile, command)
+        where, names, digest = None, (), image_id
+    else:
+        names, digest = _files(command, where, files)
     st = _store(db)
     token = new_token()  # a command bot's is never used: the arena makes one per run
     try:
         b = st.add_bot(name, "remote" if remote else "command", command=command, cwd=where, env=envd,
                        processes=processes, files=names, digest=digest, deadline_ms=deadline_ms,
-                       time_bank_ms=time_bank_ms, token=token)
+                       time_bank_ms=time_bank_ms, token=token, image=image_id, limits=limits)
     except StoreError as e:
         _fail(str(e))
     if remote:
@@ -141,6 +182,9 @@ def bot_register(
         typer.echo("run it with PEPPER_REFEREE=HOST:PORT PEPPER_TOKEN=<token> PEPPER_BOT_NAME="
                    f"{b.name} once `pepper arena run` is up. The token is shown only now (the database keeps its "
                    f"SHA-256); `pepper bot token {b.name} --new` makes a new one")
+    elif b.image:
+        typer.echo(f"registered {b.name} (version {b.version}, image {b.image[:19]}): {b.command} (in its image; "
+                   "run it with `pepper arena run --sandbox docker`)")
     else:
         typer.echo(f"registered {b.name} ({_version_line(b)}): {b.command} (in {b.cwd})")
 

@@ -1,8 +1,8 @@
-"""Process supervision (stdlib only): start processes through a :class:`Runtime`, restart them with
-per-slot backoff, and never leave one behind when the parent dies.
+"""Process supervision: start processes through a :class:`Runtime`, restart them with per-slot backoff, and
+never leave one behind when the parent dies.
 
-:class:`LocalRuntime` runs local subprocesses; a container runtime (Docker) is added beside it by
-implementing :class:`Runtime` and :class:`Handle`. Used by the arena (the referee and the bots) and by the
+:class:`LocalRuntime` runs local subprocesses (the standard library only); :mod:`supervisor.docker_runtime`'s
+``DockerRuntime`` runs each in a Docker container with limits (the ``docker`` package, imported only there). Used by the arena (the referee and the bots) and by the
 conformance checker (the bot under test).
 """
 

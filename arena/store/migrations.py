@@ -32,6 +32,9 @@ of the previous version.
   first side's per-game score and margin against the second, and their
   squares. Filled from the stored games of runs; a game whose ruleset cannot
   be found (a ruleset file no run stored) has no block rows.
+- 6: a bot version's sandbox (``pepper arena run --sandbox docker``): ``image``, the
+  id (sha256:...) of the Docker image it was registered with, which is also its ``digest``; ``limits_json``, its
+  memory, CPU and process limits there. NULL: the project's base image, the default limits.
 
 All pending migrations run in one transaction with the new user_version: a
 failure leaves the file as it was.
@@ -354,11 +357,19 @@ def _to_5(db: sqlite3.Connection) -> None:
                                   team_of))
 
 
+def _to_6(db: sqlite3.Connection) -> None:
+    _run(db, [
+        "ALTER TABLE bot_versions ADD COLUMN image TEXT",  # the sandbox's image id (sha256:...): NULL, the base image
+        "ALTER TABLE bot_versions ADD COLUMN limits_json TEXT",  # its sandbox limits ({"memory_mb": ..}): NULL, the defaults
+    ])
+
+
 MIGRATIONS = [
     Migration(1, "the first schema", lambda db: _run(db, SCHEMA_1)),
     Migration(2, "per-seat rows, records apart, keyed rating history", _to_2),
     Migration(3, "bot versions, pools by ruleset content, crashes", _to_3),
     Migration(4, "bot tokens kept as their SHA-256", _to_4),
     Migration(5, "duplicate blocks: each side's score per block", _to_5),
+    Migration(6, "a bot version's sandbox image and limits", _to_6),
 ]
 LATEST = MIGRATIONS[-1].version

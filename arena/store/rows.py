@@ -40,6 +40,10 @@ class Build:
     digest: str | None = None              # sha256 over those files (arena.registry.files_digest)
     deadline_ms: int | None = None         # its own time per decision (None: the run's)
     time_bank_ms: int | None = None        # its own time bank (None: the run's)
+    # The sandbox (docs/sandbox.md): the image it runs in (its id, sha256:..., which is also its digest; None: the
+    # project's base image with its files), and its limits there (memory_mb, cpus, pids; absent: the defaults).
+    image: str | None = None
+    limits: dict[str, float] = field(default_factory=dict)
 
     def same(self, other: Build) -> bool:
         """The same build, files aside where either has not recorded them (a version from before versions)."""
@@ -65,11 +69,13 @@ class Bot:
     files: tuple[str, ...] | None = None
     deadline_ms: int | None = None
     time_bank_ms: int | None = None
+    image: str | None = None
+    limits: dict[str, float] = field(default_factory=dict)
 
     @property
     def build(self) -> Build:
         return Build(self.kind, self.command, self.cwd, self.env, self.processes, self.files, self.digest,
-                     self.deadline_ms, self.time_bank_ms)
+                     self.deadline_ms, self.time_bank_ms, self.image, self.limits)
 
 
 class BotVersion(NamedTuple):

@@ -247,12 +247,13 @@ class Store:
     def add_bot(self, name: str, kind: BotKind | str, *, command: str | None = None, cwd: str | None = None,
                 env: dict | None = None, processes: int = 1, sample: bool = False, replace: bool = False,
                 files: Iterable[str] | None = None, digest: str | None = None, deadline_ms: int | None = None,
-                time_bank_ms: int | None = None, token: str | None = None) -> Bot:
+                time_bank_ms: int | None = None, token: str | None = None, image: str | None = None,
+                limits: dict[str, float] | None = None) -> Bot:
         """Register ``name`` (StoreError if it is registered, unless ``replace``) as its latest version when that
         is this build, else as a new version. Only ``token``'s digest is kept (by default a fresh token's, which
         nobody knows: a command bot gets its token per run)."""
         build = Build(BotKind(kind), command, cwd, dict(env or {}), processes, None if files is None else tuple(files),
-                      digest, deadline_ms, time_bank_ms)
+                      digest, deadline_ms, time_bank_ms, image, dict(limits or {}))
         try:
             with self.tx():
                 verb = "INSERT OR REPLACE" if replace else "INSERT"
@@ -286,19 +287,21 @@ class Store:
                 return False
         self.db.execute(
             "INSERT INTO bot_versions (bot, version, kind, command, cwd, env_json, processes, files_json, digest, "
-            "deadline_ms, time_bank_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "deadline_ms, time_bank_ms, created_at, image, limits_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (name, 1 if latest is None else latest[0] + 1, str(build.kind), build.command, build.cwd,
              json.dumps(build.env), build.processes, None if build.files is None else json.dumps(build.files),
-             build.digest, build.deadline_ms, build.time_bank_ms, time.time()))
+             build.digest, build.deadline_ms, build.time_bank_ms, time.time(), build.image,
+             json.dumps(build.limits) if build.limits else None))
         return True
 
-    _BUILD = "kind, command, cwd, env_json, processes, files_json, digest, deadline_ms, time_bank_ms"
+    _BUILD = "kind, command, cwd, env_json, processes, files_json, digest, deadline_ms, time_bank_ms, image, limits_json"
 
     @staticmethod
     def _build(row: tuple) -> Build:
-        kind, command, cwd, env, processes, files, digest, deadline, bank = row
+        kind, command, cwd, env, processes, files, digest, deadline, bank, image, limits = row
         return Build(BotKind(kind), command, cwd, json.loads(env), processes,
-                     None if files is None else tuple(json.loads(files)), digest, deadline, bank)
+                     None if files is None else tuple(json.loads(files)), digest, deadline, bank, image,
+                     json.loads(limits) if limits else {})
 
     def _latest_build(self, name: str) -> tuple[int, Build] | None:
         row = self.db.execute(f"SELECT version, {self._BUILD} FROM bot_versions WHERE bot = ? ORDER BY version DESC "
@@ -324,7 +327,7 @@ class Store:
         name, token, sample, version, *build = row
         b = self._build(tuple(build))
         return Bot(name, b.kind, b.command, b.cwd, b.env, b.processes, token, bool(sample), version, b.digest, b.files,
-                   b.deadline_ms, b.time_bank_ms)
+                   b.deadline_ms, b.time_bank_ms, b.image, b.limits)
 
     def bot(self, name: str) -> Bot | None:
         """A registered bot, as its latest version."""

@@ -96,6 +96,8 @@ def serve(
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
     record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
+    unix_socket: Annotated[Path | None, typer.Option(help="also listen on this Unix socket (how sandboxed bots reach "
+                                                        "the referee: docs/sandbox.md)")] = None,
     keep_finished: int = typer.Option(
         ServerConfig.keep_games, help="finished games kept in memory for GetGame/WaitGame/ListGames; older ones are "
         "read from --record-dir, or are gone without it"),
@@ -138,7 +140,8 @@ def serve(
                            max_streams_per_connection=max_streams_per_connection, max_bot_connections=max_bot_connections,
                            max_bot_connections_per_peer=max_bot_connections_per_peer, fd_reserve=fd_reserve,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
-                           record_dir=str(record_dir) if record_dir else None, keep_games=keep_finished)
+                           record_dir=str(record_dir) if record_dir else None, keep_games=keep_finished,
+                           unix_socket=str(unix_socket) if unix_socket else None)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
     if record_dir is not None:

@@ -94,6 +94,9 @@ class ServerConfig:
     tls_cert: str | None = None        # PEM file paths; both or neither
     tls_key: str | None = None
     record_dir: str | None = None      # write <game_id>.json per finished game here
+    # Also listen on this Unix socket (plaintext, mode 0666: the way into a sandboxed bot's container, which has no
+    # network; docs/sandbox.md). Anyone who can reach the path can connect, as with the TCP address.
+    unix_socket: str | None = None
     keep_games: int = 5_000            # finished games kept in memory for results (older: their record files)
     shared_seats: bool = False         # let one connection hold several seats of a game (it then gets each one's cards)
     min_ping_interval_ms: int = MIN_PING_INTERVAL_MS   # the shortest ping interval accepted from a bot (see above)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import os
 import secrets
+import stat
 from dataclasses import dataclass
 
 import grpc
@@ -306,7 +308,16 @@ async def start(config: ServerConfig) -> RunningServer:
         port = server.add_insecure_port(config.address)
     if not port:
         raise OSError(f"cannot bind {config.address}")
+    if config.unix_socket:
+        if os.path.exists(config.unix_socket):   # a socket left by a killed referee: bind fails on it
+            if not stat.S_ISSOCK(os.stat(config.unix_socket).st_mode):
+                raise OSError(f"{config.unix_socket} exists and is not a socket")
+            os.unlink(config.unix_socket)
+        if not server.add_insecure_port(f"unix:{config.unix_socket}"):
+            raise OSError(f"cannot bind the Unix socket {config.unix_socket}")
     await server.start()
+    if config.unix_socket:   # a sandboxed bot runs as another user: it needs write permission to connect
+        os.chmod(config.unix_socket, 0o666)
     for name in ("", BOT_SERVICE, CONTROL_SERVICE):
         await hs.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("listening on %s:%d%s", host, port, " (TLS)" if config.tls_cert else "")

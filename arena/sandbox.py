@@ -1,0 +1,130 @@
+"""``pepper arena run --sandbox docker``: each command bot in a container of its own (supervisor.docker_runtime,
+docs/sandbox.md), reaching the referee through its Unix socket and seeing only its own files.
+
+A bot registered with an image (:func:`resolve_image`, by its id: the version it was registered as) runs its command
+in that image, in its working directory. Any other command bot runs in the project's base
+image (``make images``: Debian's Python 3 with the SDK; Node.js for a ``node`` command) with its files (those its
+version's digest covers, :func:`arena.registry.default_files`) mounted read-only under /bot, its working
+directory; ``{python}`` in its command is the image's python3. The sample bots get what they load from the
+repository too: the rules engine (``referee/rules``), the Node.js bot the protocol's .proto files.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+from pathlib import Path
+
+from supervisor.docker_runtime import DEFAULT_IMAGE, NODE_IMAGE, DockerRuntime, Limits, Mount, Sandbox, client, reap
+
+from .errors import ArenaError
+from .registry import NODE_DIR, ROOT, BotFilesError, default_files
+from .store import Bot
+
+SANDBOX_PYTHON = "python3"   # {python} in a container
+WORKDIR = "/bot"
+
+
+def limits_of(bot: Bot) -> Limits:
+    """A bot's sandbox limits: its registered ones over the defaults."""
+    return Limits(**{**Limits().__dict__, **bot.limits})
+
+
+def check_limits(limits: dict[str, float]) -> dict[str, float]:
+    """Limits given at registration (None values dropped), ValueError naming what is wrong."""
+    given = {k: v for k, v in limits.items() if v is not None}
+    Limits(**{**Limits().__dict__, **given})
+    return given
+
+
+def resolve_image(name: str, image: str | None = None, dockerfile: str | None = None,
+                  docker_client=None) -> tuple[str, str]:
+    """The image a bot registers with: ``image`` (a local name or id) or one built from ``dockerfile`` (a
+    Dockerfile, its directory the build context; or a directory with a Dockerfile), tagged ``pepper-bot-NAME``.
+    Returns (its id, sha256:..., which versions the bot; the command its Entrypoint and Cmd give). ArenaError
+    says what went wrong."""
+    import docker.errors
+
+    from supervisor import StartError
+
+    try:
+        dc = docker_client or client()
+    except StartError as e:
+        raise ArenaError(f"--image/--dockerfile: {e.reason}") from None
+    try:
+        if dockerfile:
+            path = Path(dockerfile)
+            context, file = (path, "Dockerfile") if path.is_dir() else (path.parent, path.name)
+            if not (context / file).is_file():
+                raise ArenaError(f"--dockerfile {dockerfile}: no such file (give a Dockerfile or its directory)")
+            img, _ = dc.images.build(path=str(context), dockerfile=file, tag=f"pepper-bot-{name.lower()}:latest",
+                                     rm=True, forcerm=True)
+        else:
+            img = dc.images.get(image)
+    except docker.errors.ImageNotFound:
+        raise ArenaError(f"--image {image}: no such image in the local Docker Engine (build it, or give "
+                         "--dockerfile PATH; `docker images` lists them)") from None
+    except docker.errors.BuildError as e:
+        lines = [str(x.get("stream") or x.get("error") or "").rstrip() for x in e.build_log]
+        raise ArenaError(f"--dockerfile {dockerfile}: the build failed: {e.msg}\n" + "\n".join(lines[-10:])) from None
+    except docker.errors.DockerException as e:
+        raise ArenaError(f"docker: {e}") from None
+    cfg = img.attrs.get("Config") or {}
+    return img.id, shlex.join([*(cfg.get("Entrypoint") or []), *(cfg.get("Cmd") or [])])
+
+
+class BotSandbox:
+    """The containers of one run: a Docker client, the referee's socket (in a directory of its own, mode 0700),
+    and per bot a :class:`~supervisor.docker_runtime.DockerRuntime`. Reaps what killed runs left behind."""
+
+    def __init__(self, docker_client=None):
+        from supervisor import StartError
+
+        try:
+            self.client = docker_client or client()
+        except StartError as e:
+            raise ArenaError(f"--sandbox docker: {e.reason}") from None
+        self.reaped = reap(self.client)
+        self._dir = tempfile.mkdtemp(prefix="pepper-sandbox-")
+        self.socket = os.path.join(self._dir, "referee.sock")
+
+    def image(self, bot: Bot) -> str:
+        if bot.image:
+            return bot.image
+        argv = shlex.split(bot.command or "")
+        return NODE_IMAGE if argv and os.path.basename(argv[0]) == "node" else DEFAULT_IMAGE
+
+    def mounts(self, bot: Bot) -> tuple[Mount, ...]:
+        """The host paths a bot without an image of its own sees (read-only): its files, under /bot."""
+        if bot.image or not bot.cwd:
+            return ()
+        try:
+            files = bot.files if bot.files is not None else tuple(default_files(bot.command or "", bot.cwd))
+        except BotFilesError as e:
+            raise ArenaError(f"bot {bot.name!r}: {e}") from None
+        out = []
+        for name in files:
+            src = Path(bot.cwd, name).resolve()
+            if not src.exists():
+                continue   # its command will say what is missing
+            rel = src.relative_to(Path(bot.cwd).resolve()) if src.is_relative_to(Path(bot.cwd).resolve()) else None
+            target = WORKDIR if rel is None or str(rel) == "." else f"{WORKDIR}/{rel.as_posix()}"
+            out.append(Mount(str(src), target if rel is not None else f"{WORKDIR}/{src.name}"))
+        # What the sample bots load from the repository besides their files: the rules engine (Python), the
+        # protocol's .proto files (Node.js, from <repo>/proto: /bot/lib/../../../proto is /proto).
+        if bot.sample and Path(bot.cwd).resolve() == ROOT:
+            out.append(Mount(str(ROOT / "referee" / "rules"), f"{WORKDIR}/referee/rules"))
+        if bot.sample and Path(bot.cwd).resolve() == NODE_DIR.resolve():
+            out.append(Mount(str(ROOT / "proto"), "/proto"))
+        return tuple(out)
+
+    def runtime(self, bot: Bot) -> DockerRuntime:
+        sb = Sandbox(image=self.image(bot), limits=limits_of(bot), mounts=self.mounts(bot),
+                     workdir=None if bot.image else WORKDIR,   # an image's own working directory
+                     socket=self.socket, labels={"pepper.bot": bot.name})
+        return DockerRuntime(sb, self.client, reap_first=False)
+
+    def close(self) -> None:
+        shutil.rmtree(self._dir, ignore_errors=True)

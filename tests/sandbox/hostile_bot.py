@@ -1,0 +1,104 @@
+"""A hostile bot for the sandbox's tests: it plays uniformly random legal actions, but at its first decision it
+tries one attack, named by $PEPPER_HOSTILE, and reports on stderr (its log) what it got:
+
+    tcp      connect to the referee's TCP port(s) on loopback ($PEPPER_HOSTILE_TCP: HOST:PORT,...)
+    snoop    read every /proc/*/environ it sees, and the arena database ($PEPPER_HOSTILE_DB)
+    write    write outside its tmpfs (/, /bot, /etc/passwd, the referee's socket directory)
+    fork     fork without bound (every child forks too) and never answer
+    memory   allocate 4 GB
+    spin     compute forever
+    exit     exit with code 3
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import sys
+
+from pepper_bot import run_bot
+
+
+def say(*parts) -> None:
+    print("hostile:", *parts, file=sys.stderr, flush=True)
+
+
+def attempt(what: str, f) -> None:
+    try:
+        say(what, "->", f())
+    except OSError as e:
+        say(what, "-> blocked:", type(e).__name__, e.strerror or e)
+
+
+def tcp(address: str) -> str:
+    host, port = address.rsplit(":", 1)
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=2):
+        return "CONNECTED"
+
+
+def read(path: str) -> str:
+    with open(path, "rb") as f:
+        return f"READ {len(f.read())} bytes"
+
+
+def write(path: str) -> str:
+    with open(path, "w") as f:
+        f.write("hostile")
+    return "WRITTEN"
+
+
+def attack(mode: str) -> None:
+    if mode == "tcp":
+        for a in os.environ.get("PEPPER_HOSTILE_TCP", "").split(","):
+            attempt(f"tcp {a}", lambda a=a: tcp(a))
+    elif mode == "snoop":
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+        say("pids seen:", ",".join(sorted(pids)))
+        for p in pids:
+            try:
+                with open(f"/proc/{p}/environ", "rb") as f:
+                    names = sorted(v.split(b"=", 1)[0].decode() for v in f.read().split(b"\0") if v)
+                say(f"environ of {p}:", ",".join(names))
+            except OSError as e:
+                say(f"environ of {p} -> blocked:", type(e).__name__)
+        db = os.environ.get("PEPPER_HOSTILE_DB", "")
+        attempt(f"read {db}", lambda: read(db))
+    elif mode == "write":
+        for path in ("/hostile", "/bot/hostile", "/etc/passwd", "/run/pepper/hostile", "/tmp/hostile"):
+            attempt(f"write {path}", lambda path=path: write(path))
+    elif mode == "fork":
+        say("fork bomb")
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+    elif mode == "memory":
+        say("allocating 4 GB")
+        hog = b"x" * (4 << 30)
+        say("allocated", len(hog))
+    elif mode == "spin":
+        say("spinning")
+        while True:
+            pass
+    elif mode == "exit":
+        say("exiting")
+        os._exit(3)
+
+
+class Hostile:
+    name = "hostile"
+
+    def __init__(self, mode: str):
+        self.mode, self.rng, self.done = mode, random.Random(1), False
+
+    def decide(self, view: dict) -> str:
+        if not self.done:
+            self.done = True
+            attack(self.mode)
+        return self.rng.choice(view["legal_actions"])
+
+
+if __name__ == "__main__":
+    sys.exit(run_bot(Hostile(os.environ.get("PEPPER_HOSTILE", ""))))
