@@ -122,6 +122,7 @@ DB_COMMANDS = {
     "arena table": [],
     "arena games": [],
     "arena replay": ["1"],
+    "arena deals export": ["1", "-o", "-"],
     "bot register": ["mine", "--command", "python mine.py"],
     "bot update": ["mine"],
     "bot versions": ["mine"],
