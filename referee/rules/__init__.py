@@ -21,14 +21,16 @@ from .errors import (
     RulesError,
     RulesetError,
 )
-from .game import Contract, DealResult, Event, EventKind, Game, Outcome, Phase, SeatView
+from .events import Contract, DealResult, Event, EventKind, Outcome, Phase, SeatView
+from .families import Family
+from .game import Game
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, load_ruleset_file, ruleset_from_dict
 from .status import GameStatus, SeatStatus
 
 __all__ = [
     "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",
     "effective_suit", "legal_plays", "trick_winner_index", "ActionError", "GameOverError", "IllegalActionError",
-    "InvalidActionError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Contract", "DealResult", "Event", "EventKind", "Game", "Outcome",
+    "InvalidActionError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Family", "Contract", "DealResult", "Event", "EventKind", "Game", "Outcome",
     "Phase", "SeatView", "BUILTIN_RULESETS", "BidLevel", "Ruleset", "Table", "get_ruleset", "load_ruleset_file",
     "ruleset_from_dict", "GameStatus", "SeatStatus",
 ]
