@@ -7,14 +7,14 @@ Plain values, shared by the phase machine (:mod:`.game`), the family rules
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum, StrEnum
 from typing import Any, NamedTuple
 
-from .actions import Action
-from .cards import Card, Strain
+from .actions import ACTIONS, Action
+from .cards import CARDS, Card, Strain
 
-__all__ = ["Phase", "EventKind", "Event", "Contract", "DealResult", "Outcome", "SeatView", "PUBLIC"]
+__all__ = ["Phase", "EventKind", "Event", "Contract", "Trick", "CardPass", "DealResult", "Outcome", "SeatView", "PUBLIC"]
 
 PUBLIC = -1   # event visibility: everyone
 
@@ -85,30 +85,154 @@ class Contract:
         return f"seat {self.bidder} bid {self.bid} in {t}" + (" alone" if self.alone else "")
 
 
+class Trick(NamedTuple):
+    """One trick: who led, the (seat, card) plays in order, who won it."""
+
+    leader: int
+    plays: tuple[tuple[int, Card], ...]
+    winner: int
+
+
+class CardPass(NamedTuple):
+    """A card handed from one seat to another (the iowa exchange, a bid-euchre Pepper give)."""
+
+    giver: int
+    receiver: int
+    card: Card
+
+
 @dataclass(frozen=True)
 class DealResult:
-    """How one deal ended."""
+    """How one deal ended, and the whole story of it.
+
+    The first fields are the summary (kept in records). The story (bids,
+    exchange, passes, discards, widow, partner card, cede votes, every trick)
+    is read from the game's event log on demand, so a finished deal costs
+    next to nothing to keep. A deal's hidden cards (passes, discards, the
+    widow) are in the story of :attr:`Game.deals <referee.rules.game.Game.deals>`
+    (spectators, records); the result a seat receives with its events
+    (:meth:`seen_by`) shows only the hidden cards that seat saw.
+    """
 
     number: int                     # 1-based
     dealer: int
     contract: Contract | None       # None: thrown in
     ceded: bool
     partner: int | None             # five-handed called partner, once revealed
-    tricks: tuple[int, ...]         # per seat
+    tricks: tuple[int, ...]         # tricks won, per seat
     points: tuple[int, ...]         # per team, this deal
     scores: tuple[int, ...]         # per team, after this deal
+    made: bool | None = None        # the contract made (a ceded deal counts as made); None: thrown in
+    sitting_out: tuple[int, ...] = ()
+    _widow: tuple[int, ...] = field(default=(), compare=False, repr=False)   # five-handed: the widow as dealt
+    _log: list | None = field(default=None, compare=False, repr=False)   # the game's event log ...
+    _span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)   # ... and this deal's events in it
+    _viewer: int | None = field(default=None, compare=False, repr=False)   # None: everything; else that seat's story
 
     @property
     def thrown_in(self) -> bool:
         return self.contract is None
 
-    def to_dict(self) -> dict:
+    def seen_by(self, seat: int) -> DealResult:
+        """This result as ``seat`` may know it: the hidden cards of other seats left out."""
+        return replace(self, _viewer=seat)
+
+    # -- the story ---------------------------------------------------------------
+    def _events(self) -> list[tuple]:
+        if self._log is None:
+            return []
+        a, b = self._span
+        v = self._viewer
+        evs = self._log[a:b]
+        return evs if v is None else [e for e in evs if e[3] == PUBLIC or e[3] == v]
+
+    def _of(self, kind: EventKind) -> list[tuple]:
+        return [e for e in self._events() if e[0] == kind]
+
+    @property
+    def widow(self) -> tuple[Card, ...]:
+        """five-handed: the widow as dealt (hidden: a seat sees it only if it took it)."""
+        if self._viewer is None:
+            return tuple(CARDS[c] for c in self._widow)
+        return tuple(CARDS[c] for e in self._of(EventKind.WIDOW) for c in e[2])
+
+    @property
+    def bids(self) -> tuple[tuple[int, Action], ...]:
+        """(seat, call) of the auction, in order."""
+        return tuple((e[1], ACTIONS[e[2]]) for e in self._of(EventKind.BID))
+
+    @property
+    def exchange(self) -> bool | None:
+        """iowa Pepper: whether the bidder asked for the exchange; None: not asked."""
+        return next((e[2] for e in self._of(EventKind.EXCHANGE)), None)
+
+    @property
+    def gives(self) -> tuple[tuple[int, bool | None], ...]:
+        """(seat, answer) of each give decision: True gave, False declined (bid-euchre), None an exchange card."""
+        return tuple((e[1], e[2]) for e in self._of(EventKind.GIVE))
+
+    @property
+    def passes(self) -> tuple[CardPass, ...]:
+        """The cards handed between teammates, in order (hidden: see :meth:`seen_by`)."""
+        got = [(e[1], e[2]) for e in self._events() if e[0] == EventKind.RECEIVED_CARD]
+        gave = [(e[1], e[2]) for e in self._events() if e[0] == EventKind.GAVE_CARD]
+        out = []
+        for giver, card in gave:
+            receiver = next((r for r, c in got if c == card and r != giver), None)
+            if receiver is not None:
+                got.remove((receiver, card))
+            out.append(CardPass(giver, receiver, CARDS[card]))
+        return tuple(out)
+
+    @property
+    def discards(self) -> tuple[tuple[int, Card], ...]:
+        """(seat, card) of each discard, in order (hidden: see :meth:`seen_by`)."""
+        return tuple((e[1], CARDS[e[2]]) for e in self._of(EventKind.DISCARDED_CARD))
+
+    @property
+    def partner_card(self) -> Card | None:
+        """five-handed: the card the bidder's first lead called (None: no call, or no card qualified)."""
+        c = next((e[2] for e in self._of(EventKind.PARTNER_CARD)), None)
+        return None if c is None else CARDS[c]
+
+    @property
+    def cede_votes(self) -> tuple[tuple[int, bool], ...]:
+        """(defender, cedes) in the order asked."""
+        return tuple((e[1], e[2]) for e in self._of(EventKind.CEDE))
+
+    @property
+    def trick_history(self) -> tuple[Trick, ...]:
+        """Every trick played: leader, (seat, card) plays in order, winner."""
+        out, plays = [], []
+        for e in self._events():
+            if e[0] == EventKind.PLAY:
+                plays.append((e[1], CARDS[e[2]]))
+            elif e[0] == EventKind.TRICK:
+                out.append(Trick(e[2][0], tuple(plays), e[1]))
+                plays = []
+        return tuple(out)
+
+    def to_dict(self, story: bool = False) -> dict:
+        """The summary, as records keep it; with ``story``, every field above as JSON-ready values."""
         c = self.contract
-        return {
+        d = {
             "number": self.number, "dealer": self.dealer, "thrown_in": self.thrown_in, "ceded": self.ceded,
             "contract": None if c is None else {"bidder": c.bidder, "bid": c.bid, "trump": str(c.trump), "alone": c.alone},
             "partner": self.partner, "tricks": list(self.tricks), "points": list(self.points), "scores": list(self.scores),
         }
+        if story:
+            pc = self.partner_card
+            d.update({
+                "made": self.made, "sitting_out": list(self.sitting_out), "widow": [str(x) for x in self.widow],
+                "bids": [[s, str(a)] for s, a in self.bids], "exchange": self.exchange,
+                "gives": [[s, g] for s, g in self.gives],
+                "passes": [[p.giver, p.receiver, str(p.card)] for p in self.passes],
+                "discards": [[s, str(x)] for s, x in self.discards],
+                "partner_card": None if pc is None else str(pc),
+                "cede_votes": [[s, v] for s, v in self.cede_votes],
+                "trick_history": [[t.leader, [[s, str(x)] for s, x in t.plays], t.winner] for t in self.trick_history],
+            })
+        return d
 
 
 @dataclass(frozen=True)

@@ -432,7 +432,9 @@ class Game:
         for i, p in enumerate(pts):
             self.scores[i] += p
         res = DealResult(len(self.decks_dealt), self.dealer, contract, ceded, self._partner,
-                         tuple(self.tricks_won), pts, tuple(self.scores))
+                         tuple(self.tricks_won), pts, tuple(self.scores), made if contract is not None else None,
+                         self._sitting_out, self._dealt_widow,
+                         self._log, (self._deal_start, len(self._log)))
         self.deals.append(res)
         self._log.append((EventKind.DEAL_END, None, res, PUBLIC))
         self._legal = None
@@ -459,9 +461,9 @@ class Game:
         return [Event._make(e) for e in self._log]
 
     def events_for(self, seat: int, start: int = 0) -> list[tuple[int, Event]]:
-        """(index, event) pairs from ``start`` that ``seat`` may see."""
+        """(index, event) pairs from ``start`` that ``seat`` may see (a deal's result as that seat saw it)."""
         log = self._log
-        return [(i, Event._make(log[i])) for i in range(start, len(log)) if log[i][3] in (PUBLIC, seat)]
+        return [(i, _seen_by(log[i], seat)) for i in range(start, len(log)) if log[i][3] in (PUBLIC, seat)]
 
     @property
     def event_count(self) -> int:
@@ -643,6 +645,12 @@ _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
 _CEDE_IDS = [A.CEDE_NO, A.CEDE_YES]
 _RECORD_PARAM_KEYS = ("extends", "name", "description", "target_score", "deal_cap", "pass_out", "defenders_may_cede",
                       "pepper_exchange", "min_bid", "max_bid", "specials", "player_counts")
+
+
+def _seen_by(e: tuple, seat: int) -> Event:
+    if e[0] is EventKind.DEAL_END:
+        return Event(e[0], e[1], e[2].seen_by(seat), e[3])
+    return Event._make(e)
 
 
 def _copied(v):
