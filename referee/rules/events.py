@@ -70,7 +70,7 @@ class Event(NamedTuple):
     visible_to: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Contract:
     """The winning bid with its trump (``trump`` is None until named)."""
 
@@ -101,7 +101,7 @@ class CardPass(NamedTuple):
     card: Card
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DealResult:
     """How one deal ended, and the whole story of it.
 
@@ -235,7 +235,7 @@ class DealResult:
         return d
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """How the game ended. ``winners`` are teams (a seat's team is ``team_of[seat]``)."""
 
