@@ -22,7 +22,7 @@ from .errors import (
     RulesError,
     RulesetError,
 )
-from .events import CardPass, Contract, DealResult, Event, EventKind, Outcome, Phase, SeatView, Trick
+from .events import CardPass, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView, Trick
 from .families import Family
 from .game import Game
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, load_ruleset_file, ruleset_from_dict
@@ -31,7 +31,7 @@ from .status import GameStatus, SeatStatus
 __all__ = [
     "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",
     "effective_suit", "legal_plays", "trick_winner_index", "ActionError", "GameOverError", "IllegalActionError",
-    "InvalidActionError", "NotationError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Family", "Contract", "DealResult", "Trick", "CardPass", "Event", "EventKind", "Game", "Outcome",
+    "InvalidActionError", "NotationError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Family", "Decision", "Contract", "DealResult", "Trick", "CardPass", "Event", "EventKind", "Game", "Outcome",
     "Phase", "SeatView", "BUILTIN_RULESETS", "BidLevel", "Ruleset", "Table", "get_ruleset", "load_ruleset_file",
     "ruleset_from_dict", "GameStatus", "SeatStatus",
 ]

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from .actions import ACTIONS, Action
 from .cards import CARDS, Card, Strain
 
-__all__ = ["Phase", "EventKind", "Event", "Contract", "Trick", "CardPass", "DealResult", "Outcome", "SeatView", "PUBLIC"]
+__all__ = ["Phase", "Decision", "DECISION_OF", "EventKind", "Event", "Contract", "Trick", "CardPass", "DealResult", "Outcome", "SeatView", "PUBLIC"]
 
 PUBLIC = -1   # event visibility: everyone
 
@@ -33,6 +33,31 @@ class Phase(IntEnum):
 
     def __str__(self) -> str:
         return self.name.lower().replace("_", "-")
+
+
+class Decision(StrEnum):
+    """What the seat to act decides, named apart where one :class:`Phase` covers different decisions.
+
+    :class:`Phase` is what the wire carries (``pepper.v1``'s ``DecisionKind``);
+    :attr:`Game.decision_kind <referee.rules.game.Game.decision_kind>` tells the
+    three decisions of :attr:`Phase.GIVE_CARD` apart.
+    """
+
+    BID = "bid"
+    NAME_TRUMP = "name-trump"
+    EXCHANGE = "exchange"
+    OFFER_CARD = "offer-card"      # iowa exchange: the partner picks the card it hands the bidder (blind)
+    RETURN_CARD = "return-card"    # iowa exchange: the bidder picks the card it hands back (blind)
+    GIVE_CARD = "give-card"        # bid-euchre Pepper: a teammate gives the bidder a card, or declines
+    DISCARD = "discard"
+    CEDE = "cede"
+    PLAY = "play"
+
+
+#: The decision of each phase where a phase is one decision.
+DECISION_OF = {Phase.BID: Decision.BID, Phase.NAME_TRUMP: Decision.NAME_TRUMP, Phase.EXCHANGE: Decision.EXCHANGE,
+               Phase.GIVE_CARD: Decision.GIVE_CARD, Phase.DISCARD: Decision.DISCARD, Phase.CEDE: Decision.CEDE,
+               Phase.PLAY: Decision.PLAY}
 
 
 class EventKind(StrEnum):

@@ -21,15 +21,16 @@ from types import MappingProxyType
 
 from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
-from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, sort_key, trick_winner_index
-from .errors import GameOverError, IllegalActionError, InvalidActionError, RecordError, ReplayMismatchError, RulesError
-from .events import PUBLIC, Contract, DealResult, Event, EventKind, Outcome, Phase, SeatView
+from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, trick_winner_index
+from .errors import GameOverError, IllegalActionError, InvalidActionError
+from .events import PUBLIC, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView
 from .families import FAMILIES, Rules
-from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, ruleset_from_dict
+from .records import RECORD_FORMAT, game_record, replay_record
+from .rulesets import BidLevel, Ruleset, Table, get_ruleset
+from .views import full_state, seat_view, view_state
 
 __all__ = ["Game", "Phase", "Event", "EventKind", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
 
-RECORD_FORMAT = "pepper-game/1"
 
 #: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
 #: log is plays and bids, and a tuple of its own for each cost 64 bytes a decision (docs/security.md, "8.").
@@ -39,10 +40,6 @@ _SHARED_EVENTS: dict[tuple, tuple] = {}
 def _shared(event: tuple) -> tuple:
     """``event``, or an equal tuple already logged (an event's data here is an int or bool: a bounded set)."""
     return _SHARED_EVENTS.setdefault(event, event)
-
-
-def _cards(xs) -> list[str]:
-    return [str(CARDS[c]) for c in xs]
 
 
 class Game:
@@ -211,6 +208,12 @@ class Game:
     def decision(self) -> Phase | None:
         """The kind of decision awaited from :attr:`to_act`, or None when the game is over."""
         return None if self.outcome else self.phase
+
+    @property
+    def decision_kind(self) -> Decision | None:
+        """The decision awaited from :attr:`to_act`, by name: like :attr:`decision`, but the iowa exchange's
+        card choices (``offer-card``, ``return-card``) and bid-euchre's ``give-card`` are told apart."""
+        return None if self.outcome else self.rules.decision(self)
 
     def legal_action_ids(self) -> list[int]:
         """Legal actions of the seat to act, as ids (fast path; do not mutate)."""
@@ -470,121 +473,36 @@ class Game:
         return len(self._log)
 
     def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know now: its own cards and the public record, nothing more."""
-        if not 0 <= seat < self.players:
-            raise ValueError(f"no seat {seat} at a {self.players}-player table")
-        return SeatView(
-            ruleset=self.ruleset.name, players=self.players, seat=seat, team_of=self.table.team_of,
-            deal=len(self.decks_dealt), dealer=self.dealer, phase=self.phase, to_act=self.to_act,
-            hand=tuple(CARDS[c] for c in sorted(self.hands[seat], key=sort_key)),
-            bids=tuple((s, str(ACTIONS[a])) for s, a in self._bids),
-            contract=self.contract,
-            partner_card=None if self._partner_card is None else CARDS[self._partner_card],
-            partner=self._partner, sitting_out=self._sitting_out, leader=self._leader,
-            trick=tuple((s, CARDS[c]) for s, c in zip(self._trick_seats, self._trick_cards)),
-            tricks=tuple((ld, tuple((s, CARDS[c]) for s, c in plays), w) for ld, plays, w in self._tricks),
-            tricks_won=tuple(self.tricks_won), scores=tuple(self.scores),
-            private={k: [CARDS[c] for c in v] for k, v in self._private[seat].items()},
-            legal_actions=tuple(self.legal_actions()) if seat == self.to_act and self.outcome is None else (),
-            family=self._family, target_score=self.target_score,
-        )
+        """What ``seat`` may know now: its own cards and the public record, nothing more (:mod:`.views`)."""
+        return seat_view(self, seat)
 
     def view_state(self, seat: int) -> tuple:
-        """The live values behind :meth:`view` for ``seat``, uncopied, for fast encoders (referee.wire).
+        """The live values behind :meth:`view` for ``seat``, uncopied, for fast encoders (:func:`.views.view_state`)."""
+        return view_state(self, seat)
 
-        ``(deal, dealer, phase, to_act, hand, bids, contract, partner_card, partner,
-        sitting_out, leader, trick_seats, trick_cards, tricks, tricks_won, scores, private)``
-        with cards, actions and bids as ids (``hand`` unsorted, ``bids`` as
-        (seat, action id), ``private`` as name -> card ids). Exactly what
-        :meth:`view` shows and nothing more; :meth:`view` stays the reference.
-        The lists are the engine's own: read them, never mutate or keep them.
-        """
-        if not 0 <= seat < self.players:   # hands[-1] would be another seat's hand
-            raise ValueError(f"no seat {seat} at a {self.players}-player table")
-        return (len(self.decks_dealt), self.dealer, self.phase, self.to_act, self.hands[seat], self._bids,
-                self.contract, self._partner_card, self._partner, self._sitting_out, self._leader,
-                self._trick_seats, self._trick_cards, self._tricks, self.tricks_won, self.scores, self._private[seat])
+    def full_state(self) -> dict:
+        """Everything, hidden cards included: for spectators once the game is over, and for tests."""
+        return full_state(self)
 
     @property
     def event_log(self) -> list[tuple]:
         """The raw event log, ``(kind, seat, data, visible_to)`` tuples, uncopied (read-only; see :meth:`events_for`)."""
         return self._log
 
-    def full_state(self) -> dict:
-        """Everything, hidden cards included: for spectators once the game is over, and for tests."""
-        return {
-            "hands": [_cards(sorted(h, key=sort_key)) for h in self.hands],
-            "widow": _cards(self.widow), "dead_hand": _cards(self.dead_hand),
-            "decks": [_cards(d) for d in self.decks_dealt],
-        }
-
     # ---------------------------------------------------------------- records
     def record(self) -> dict:
-        """A JSON-ready record that replays to this exact game (see :meth:`replay`)."""
-        rs = self.ruleset
-        rec = {
-            "format": RECORD_FORMAT,
-            "ruleset": rs.name,
-            "ruleset_params": None if rs.name in BUILTIN_RULESETS else rs.to_dict(),
-            "players": self.players,
-            "seed": self.seed,
-            "first_dealer": self.first_dealer,
-            "decks": [None if d is None else _cards(d) for d in self._decks] or None,
-            "actions": [str(ACTIONS[a]) for a in self.history],
-        }
-        # Only where they differ from the ruleset's, so that other records keep their old form.
-        if any(self.start_scores):
-            rec["start_scores"] = list(self.start_scores)
-        if self.target_score != rs.target_score:
-            rec["target_score"] = self.target_score
-        if self.deal_cap != rs.deal_cap:
-            rec["deal_cap"] = self.deal_cap
-        if self.outcome is not None:
-            rec["outcome"] = self.outcome.to_dict()
-            rec["deals"] = [d.to_dict() for d in self.deals]
-        return rec
+        """A JSON-ready record that replays to this exact game (:mod:`.records`)."""
+        return game_record(self)
 
     def to_json(self, **kw) -> str:
         return json.dumps(self.record(), **kw)
 
     @classmethod
     def from_record(cls, rec: dict, *, verify: bool = True) -> Game:
-        """Replay a record exactly.
-
-        Raises :class:`RecordError` for something that is not a well-formed
-        record, :class:`ActionError` (with ``.index``) at the first refused
-        action, and :class:`ReplayMismatchError` if ``verify`` and the replayed
-        outcome differs from the recorded one.
-        """
-        if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
-            raise RecordError(f"not a game record: expected \"format\": \"{RECORD_FORMAT}\"")
-        try:
-            params = rec.get("ruleset_params")
-            if params:
-                rs = ruleset_from_dict({k: v for k, v in params.items() if k in _RECORD_PARAM_KEYS and v is not None}, source="record")
-            else:
-                rs = get_ruleset(rec["ruleset"])
-            g = cls(rs, rec.get("players"), seed=rec.get("seed", 0), decks=rec.get("decks"), first_dealer=rec.get("first_dealer"),
-                    scores=rec.get("start_scores"), target_score=rec.get("target_score"), deal_cap=rec.get("deal_cap"))
-            actions = rec.get("actions", [])
-            if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-                raise RecordError("record field 'actions' must be a list of action texts")
-        except RecordError:
-            raise
-        except (KeyError, TypeError, ValueError) as e:
-            raise RecordError(f"malformed game record: {e!s}") from None
-        for i, text in enumerate(actions):
-            try:
-                g.apply(text)
-            except RulesError as e:
-                e.index = i
-                e.args = (f"action {i} ({text!r}): {e}",)
-                raise
-        if verify and "outcome" in rec:
-            got = g.outcome.to_dict() if g.outcome else None
-            if got != rec["outcome"]:
-                raise ReplayMismatchError(f"replay diverges from the record: recorded outcome {rec['outcome']}, replayed {got}")
-        return g
+        """Replay a record exactly (:func:`.records.replay_record`: :class:`RecordError` for a malformed record,
+        :class:`ActionError` with ``.index`` at the first refused action, :class:`ReplayMismatchError` if
+        ``verify`` and the outcome differs)."""
+        return replay_record(cls, rec, verify=verify)
 
     replay = from_record
 
@@ -643,9 +561,6 @@ class Game:
 _TRUMP_IDS = [A.TRUMP_BASE + s for s in range(5)]
 _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
 _CEDE_IDS = [A.CEDE_NO, A.CEDE_YES]
-_RECORD_PARAM_KEYS = ("extends", "name", "description", "target_score", "deal_cap", "pass_out", "defenders_may_cede",
-                      "pepper_exchange", "min_bid", "max_bid", "specials", "player_counts")
-
 
 def _seen_by(e: tuple, seat: int) -> Event:
     if e[0] is EventKind.DEAL_END:

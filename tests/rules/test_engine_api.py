@@ -15,6 +15,7 @@ from referee.rules import (
     CARDS,
     Action,
     Card,
+    Decision,
     Family,
     Game,
     NotationError,
@@ -201,4 +202,13 @@ def test_the_iowa_exchange_and_the_cede_votes_are_in_the_story():
         pytest.fail("no exchange in 200 seeds")
     assert len(d.passes) == 2 and {p.giver for p in d.passes} == {p.receiver for p in d.passes}
     assert d.cede_votes and d.cede_votes[0][1] is False
+    # The exchange's two card choices are different decisions, and neither is bid-euchre's give.
+    g = Game("iowa", seed=seed)
+    kinds = []
+    while not g.deals:
+        kinds.append(g.decision_kind)
+        legal = g.legal_actions()
+        g.apply(next((a for a in legal if str(a) in ("bid pepper", "exchange yes", "cede no")), None) or rng.choice(legal))
+    assert Decision.OFFER_CARD in kinds and Decision.RETURN_CARD in kinds and Decision.GIVE_CARD not in kinds
+    assert kinds.index(Decision.OFFER_CARD) == kinds.index(Decision.RETURN_CARD) - 1
     assert d.sitting_out == ((d.contract.bidder + 2) % 4,)

@@ -15,6 +15,7 @@ hook                  decides
 ``default_max_bid``,  the bid ladder: the highest number bid, what each special bid
 ``special_level``     needs and scores
 ``deal``              who receives which card of the deck
+``decision``          the name of the decision awaited (``Game.decision_kind``)
 ``last_chance``,      the auction: when the last seat must bid (``dealer-must-bid``),
 ``next_bidder``       who bids next, when the auction ends
 ``after_contract``    what follows the contract: exchange, give, widow, or the next step
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .. import actions as A
 from ..cards import legal_plays
+from ..events import DECISION_OF, Decision
 
 if TYPE_CHECKING:   # the game imports the families, not the other way round
     from ..game import Game
@@ -112,6 +114,10 @@ class Rules:
     def next_bidder(self, g: Game, seat: int, passed: bool) -> int | None:
         """The next seat to bid after ``seat``'s call, or None when the auction is over (one circuit)."""
         return None if g._bid_turns == g.players else (seat + 1) % g.players
+
+    def decision(self, g: Game) -> Decision:
+        """The decision the seat to act faces (``g`` not over): its phase's, unless the family tells them apart."""
+        return DECISION_OF[g.phase]
 
     # -- after the contract ------------------------------------------------------
     def after_contract(self, g: Game) -> None:

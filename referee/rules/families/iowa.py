@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .. import actions as A
 from ..cards import make_deck
-from ..events import PUBLIC, EventKind, Phase
+from ..events import PUBLIC, Decision, EventKind, Phase
 from .base import NINE_TO_ACE, Family, Layout, PartnershipRules, give_ids
 
 if TYPE_CHECKING:
@@ -44,6 +44,11 @@ class IowaRules(PartnershipRules):
             g._enter(Phase.GIVE_CARD, partner)
         else:
             self.after_exchange(g)
+
+    def decision(self, g: Game) -> Decision:
+        if g.phase is Phase.GIVE_CARD:
+            return Decision.RETURN_CARD if g.to_act == g.contract.bidder else Decision.OFFER_CARD
+        return super().decision(g)
 
     def legal_give(self, g: Game) -> list[int]:
         return give_ids(g, False)
