@@ -91,6 +91,7 @@ class Game:
         self._family = rs.family
         self._legal_of = _LEGAL[rs.family]
         self._apply_of = _APPLY[rs.family]
+        self._bids_from, self._rung_of = _bid_ids(t)   # bid ids from each rung up; bid id -> rung
         self.dealer = first_dealer
         self._start_deal()
 
@@ -302,7 +303,7 @@ class Game:
 
     # -------------------------------------------------------------- auction
     def _legal_bid(self) -> list[int]:
-        ids = _bid_ids(self.table)[0][self._high + 1]
+        ids = self._bids_from[self._high + 1]
         if self._high_bidder is None and self.ruleset.pass_out == "dealer-must-bid" and self.rules.last_chance(self):
             return ids
         return [A.PASS] + ids
@@ -312,7 +313,7 @@ class Game:
         self._bids.append((seat, a))
         self._log.append(_shared((EventKind.BID, seat, a, PUBLIC)))
         if a != A.PASS:
-            self._high = _bid_ids(self.table)[1][a]
+            self._high = self._rung_of[a]
             self._high_bidder = seat
             if self._high == len(self.table.ladder) - 1:
                 return self._end_auction()  # the top bid ends the bidding
@@ -434,12 +435,12 @@ class Game:
     def _finish_deal(self, contract: Contract | None, ceded: bool, made: bool, pts: tuple[int, ...]) -> None:
         for i, p in enumerate(pts):
             self.scores[i] += p
-        res = DealResult(len(self.decks_dealt), self.dealer, contract, ceded, self._partner,
-                         tuple(self.tricks_won), pts, tuple(self.scores), made if contract is not None else None,
-                         self._sitting_out, self._dealt_widow,
-                         self._log, (self._deal_start, len(self._log)))
-        self.deals.append(res)
-        self._log.append((EventKind.DEAL_END, None, res, PUBLIC))
+        summary = (len(self.decks_dealt), self.dealer, contract, ceded, self._partner, tuple(self.tricks_won), pts,
+                   tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
+        # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
+        # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
+        self._log.append((EventKind.DEAL_END, None, DealResult(*summary), PUBLIC))
+        self.deals.append(DealResult(*summary, self._log, (self._deal_start, len(self._log) - 1)))
         self._legal = None
         winners = None
         if contract is not None:
@@ -461,12 +462,19 @@ class Game:
     @property
     def events(self) -> list[Event]:
         """Every event so far, with its visibility (for spectators and the referee)."""
-        return [Event._make(e) for e in self._log]
+        return [self._event(e, None) for e in self._log]
 
     def events_for(self, seat: int, start: int = 0) -> list[tuple[int, Event]]:
         """(index, event) pairs from ``start`` that ``seat`` may see (a deal's result as that seat saw it)."""
         log = self._log
-        return [(i, _seen_by(log[i], seat)) for i in range(start, len(log)) if log[i][3] in (PUBLIC, seat)]
+        return [(i, self._event(log[i], seat)) for i in range(start, len(log)) if log[i][3] in (PUBLIC, seat)]
+
+    def _event(self, e: tuple, seat: int | None) -> Event:
+        """An :class:`Event` of the log; a deal's end carries its whole story (as ``seat`` saw it)."""
+        if e[0] is EventKind.DEAL_END:
+            story = self.deals[e[2].number - 1]
+            return Event(e[0], e[1], story if seat is None else story.seen_by(seat), e[3])
+        return Event._make(e)
 
     @property
     def event_count(self) -> int:
@@ -562,12 +570,6 @@ _TRUMP_IDS = [A.TRUMP_BASE + s for s in range(5)]
 _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
 _CEDE_IDS = [A.CEDE_NO, A.CEDE_YES]
 
-def _seen_by(e: tuple, seat: int) -> Event:
-    if e[0] is EventKind.DEAL_END:
-        return Event(e[0], e[1], e[2].seen_by(seat), e[3])
-    return Event._make(e)
-
-
 def _copied(v):
     """A copy of a piece of game state: lists and dicts (and those they hold) copied, everything else shared."""
     if type(v) is list:
@@ -583,17 +585,19 @@ def _positive(name: str, v) -> int:
     return v
 
 
-def _bid_tables(t: Table) -> tuple[list[list[int]], dict[int, int]]:
+def _bid_tables(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
     """(ids of every bid at or above each rung, action id -> rung) of a table's ladder."""
     per_level = [[A.bid_action_id(lv.index, s) for s in range(5)] if t.bid_names_strain else [A.bid_action_id(lv.index, None)]
                  for lv in t.ladder]
-    return [sum(per_level[i:], []) for i in range(len(per_level) + 1)], {a: i for i, ids in enumerate(per_level) for a in ids}
+    # Immutable containers, so that Game.copy() shares them (the lists inside are legal lists: never mutated).
+    return (tuple(sum(per_level[i:], []) for i in range(len(per_level) + 1)),
+            MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
 
 
 _BID_TABLES: dict[int, tuple] = {}
 
 
-def _bid_ids(t: Table) -> tuple[list[list[int]], dict[int, int]]:
+def _bid_ids(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
     got = _BID_TABLES.get(id(t))
     if got is None or got[0] is not t:
         got = _BID_TABLES[id(t)] = (t, *_bid_tables(t))
@@ -609,8 +613,13 @@ _COMMON_APPLY = {
     Phase.CEDE: Game._apply_cede, Phase.PLAY: Game._apply_play,
 }
 #: Per family: phase -> legal(game) and phase -> apply(game, action id); where families differ, the family's hook.
-#: (Read-only mappings, so that :meth:`Game.copy` shares rather than copies them.)
-_LEGAL = {f: MappingProxyType({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: r.legal_play})
-          for f, r in FAMILIES.items()}
-_APPLY = {f: MappingProxyType({**_COMMON_APPLY, Phase.EXCHANGE: r.apply_exchange, Phase.GIVE_CARD: r.apply_give})
+
+
+def _by_phase(handlers: dict) -> tuple:
+    # Indexed by the phase's value: a tuple lookup on the hot path, and shared (not copied) by Game.copy().
+    return tuple(handlers.get(p) for p in range(max(Phase) + 1))
+
+
+_LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: r.legal_play}) for f, r in FAMILIES.items()}
+_APPLY = {f: _by_phase({**_COMMON_APPLY, Phase.EXCHANGE: r.apply_exchange, Phase.GIVE_CARD: r.apply_give})
           for f, r in FAMILIES.items()}
