@@ -212,3 +212,20 @@ def test_the_iowa_exchange_and_the_cede_votes_are_in_the_story():
     assert Decision.OFFER_CARD in kinds and Decision.RETURN_CARD in kinds and Decision.GIVE_CARD not in kinds
     assert kinds.index(Decision.OFFER_CARD) == kinds.index(Decision.RETURN_CARD) - 1
     assert d.sitting_out == ((d.contract.bidder + 2) % 4,)
+
+
+@pytest.mark.parametrize("name", ["iowa", "five-handed"])
+def test_a_finished_game_is_freed_by_reference_counting_alone(name):
+    # The story links each deal to the event log; no link may make a game a reference cycle (a referee drops
+    # thousands of games: they must go when dropped, not at the next full collection).
+    import gc
+    gc.disable()
+    try:
+        gc.collect()
+        g = play(Game(name, seed=6), random.Random(6))
+        assert g.deals[0].trick_history or g.deals[0].thrown_in
+        g.events_for(0)
+        del g
+        assert gc.collect() == 0, "the game left cyclic garbage"
+    finally:
+        gc.enable()
