@@ -37,9 +37,9 @@ __all__ = ["Game", "Phase", "Event", "EventKind", "Contract", "DealResult", "Out
 _SHARED_EVENTS: dict[tuple, tuple] = {}
 
 
-def _shared(event: tuple) -> tuple:
-    """``event``, or an equal tuple already logged (an event's data here is an int or bool: a bounded set)."""
-    return _SHARED_EVENTS.setdefault(event, event)
+#: ``_shared(event, event)``: ``event``, or an equal tuple already logged (an event's data here is an int or bool: a
+#: bounded set). The dict's own method, so that the hot path makes no Python call for it.
+_shared = _SHARED_EVENTS.setdefault
 
 
 class Game:
@@ -263,8 +263,9 @@ class Game:
         if action not in legal:
             raise self._refusal(action)
         self._legal = None
-        self.history.append(int(action))
-        self._apply_of[self.phase](self, int(action))
+        a = int(action)
+        self.history.append(a)
+        self._apply_of[self.phase](self, a)
 
     def _refusal(self, action) -> Exception:
         if not (isinstance(action, int) and 0 <= action < A.N_ACTIONS):
@@ -311,7 +312,7 @@ class Game:
     def _apply_bid(self, a: int) -> None:
         seat = self.to_act
         self._bids.append((seat, a))
-        self._log.append(_shared((EventKind.BID, seat, a, PUBLIC)))
+        self._log.append(_shared(e := (EventKind.BID, seat, a, PUBLIC), e))
         if a != A.PASS:
             self._high = self._rung_of[a]
             self._high_bidder = seat
@@ -408,7 +409,7 @@ class Game:
         ts, tc = self._trick_seats, self._trick_cards
         ts.append(seat)
         tc.append(card)
-        self._log.append(_shared((EventKind.PLAY, seat, card, PUBLIC)))
+        self._log.append(_shared(e := (EventKind.PLAY, seat, card, PUBLIC), e))
         if self._partner_open:
             self.rules.on_play(self, seat, card)
         if len(tc) < self._n_active:
