@@ -151,7 +151,7 @@ class DealResult:
     sitting_out: tuple[int, ...] = ()
     _widow: tuple[int, ...] = field(default=(), compare=False, repr=False)   # five-handed: the widow as dealt
     _log: list | None = field(default=None, compare=False, repr=False)   # the game's event log ...
-    _span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)   # ... and this deal's events in it
+    _start: int = field(default=0, compare=False, repr=False)   # ... and where this deal's events start in it
     _viewer: int | None = field(default=None, compare=False, repr=False)   # None: everything; else that seat's story
 
     @property
@@ -166,9 +166,12 @@ class DealResult:
     def _events(self) -> list[tuple]:
         if self._log is None:
             return []
-        a, b = self._span
+        log, a = self._log, self._start
+        b = a
+        while log[b][0] != EventKind.DEAL_END:   # the deal's events end at its DEAL_END
+            b += 1
         v = self._viewer
-        evs = self._log[a:b]
+        evs = log[a:b]
         return evs if v is None else [e for e in evs if e[3] == PUBLIC or e[3] == v]
 
     def _of(self, kind: EventKind) -> list[tuple]:

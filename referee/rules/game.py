@@ -441,7 +441,7 @@ class Game:
         # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
         # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
         self._log.append((EventKind.DEAL_END, None, DealResult(*summary), PUBLIC))
-        self.deals.append(DealResult(*summary, self._log, (self._deal_start, len(self._log) - 1)))
+        self.deals.append(DealResult(*summary, self._log, self._deal_start))
         self._legal = None
         winners = None
         if contract is not None:
