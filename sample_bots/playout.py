@@ -30,6 +30,7 @@ sampled deals.
 from __future__ import annotations
 
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, TRICK_RANK
+from referee.rules.families.five_handed import partner_call_order
 from referee.rules.scoring import deal_points
 
 __all__ = ["PlayOut", "POWER"]
@@ -341,13 +342,8 @@ class PlayOut:
                 bi, best = 0, table[c]
                 if call_pending:
                     call_pending = False
-                    if has_trump:
-                        order = (trump * 6 + 2, (3 - trump) * 6 + 2, trump * 6 + 5, trump * 6 + 4, trump * 6 + 3)
-                    else:
-                        s6 = c // 6 * 6
-                        order = (s6 + 5, s6 + 4, s6 + 3, s6 + 2)
                     pc = None
-                    for x in order:
+                    for x in partner_call_order(trump, c):   # the engine's order, derived from the card functions
                         ex = eff[x]
                         if any(x in H[s][ex] for s in range(n) if s != bidder):
                             pc = x

@@ -16,19 +16,22 @@ from .errors import (
     GameOverError,
     IllegalActionError,
     InvalidActionError,
+    NotationError,
     RecordError,
     ReplayMismatchError,
     RulesError,
     RulesetError,
 )
-from .game import Contract, DealResult, Event, EventKind, Game, Outcome, Phase, SeatView
+from .events import CardPass, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView, Trick
+from .families import Family
+from .game import Game
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, load_ruleset_file, ruleset_from_dict
 from .status import GameStatus, SeatStatus
 
 __all__ = [
     "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",
     "effective_suit", "legal_plays", "trick_winner_index", "ActionError", "GameOverError", "IllegalActionError",
-    "InvalidActionError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Contract", "DealResult", "Event", "EventKind", "Game", "Outcome",
+    "InvalidActionError", "NotationError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Family", "Decision", "Contract", "DealResult", "Trick", "CardPass", "Event", "EventKind", "Game", "Outcome",
     "Phase", "SeatView", "BUILTIN_RULESETS", "BidLevel", "Ruleset", "Table", "get_ruleset", "load_ruleset_file",
     "ruleset_from_dict", "GameStatus", "SeatStatus",
 ]

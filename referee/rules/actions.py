@@ -21,6 +21,7 @@ from __future__ import annotations
 from enum import Enum
 
 from .cards import CARDS, STRAIN_SYMBOLS, Card, Strain
+from .errors import NotationError
 
 __all__ = ["Action", "ActionKind", "BID_NAMES", "ACTIONS"]
 
@@ -57,9 +58,18 @@ N_ACTIONS = BID_BASE + len(BID_NAMES) * 6
 
 
 class Action(int):
-    """One decision. Interned: use :meth:`parse`, the constructors or ``ACTIONS[i]``."""
+    """One decision. Interned: ``Action("play JH")`` (= :meth:`parse`), ``Action(8)`` (= ``ACTIONS[8]``) or the
+    constructors. ``repr(action)`` is ``Action('play JH')``, which evaluates back to the action."""
 
     __slots__ = ()
+
+    def __new__(cls, value: str | int) -> Action:
+        if isinstance(value, str):
+            return cls.parse(value)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < N_ACTIONS:
+            return ACTIONS[value]
+        raise NotationError(f"not an action: {value!r} (expected an action text such as 'play JH', or an id)",
+                            text=value)
 
     # -- constructors -------------------------------------------------------
     @staticmethod
@@ -95,12 +105,14 @@ class Action(int):
         try:
             li = BID_NAMES.index(level)
         except ValueError:
-            raise ValueError(f"unknown bid {level!r}: expected one of {', '.join(BID_NAMES)}") from None
+            raise NotationError(f"unknown bid {level!r}: expected one of {', '.join(BID_NAMES)}", text=level) from None
         return ACTIONS[BID_BASE + li * 6 + (_NO_STRAIN if strain is None else strain)]
 
     @classmethod
     def parse(cls, text: str) -> Action:
-        """Parse the canonical text form (case-insensitive, extra spaces ignored)."""
+        """Parse the canonical text form (case-insensitive, extra spaces ignored); else :class:`NotationError`."""
+        if not isinstance(text, str):
+            raise NotationError(f"not an action: {text!r} (expected an action text such as 'play JH')", text=text)
         words = text.strip().lower().split()
         try:
             head, rest = words[0], words[1:]
@@ -123,10 +135,10 @@ class Action(int):
                     return (cls.exchange if head == "exchange" else cls.cede)(arg == "yes")
         except (IndexError, ValueError) as e:
             detail = f": {e}" if str(e) else ""
-            raise ValueError(f"not an action: {text!r}{detail}") from None
-        raise ValueError(
+            raise NotationError(f"not an action: {text!r}{detail}", text=text) from None
+        raise NotationError(
             f"not an action: {text!r} (expected e.g. 'pass', 'bid 3', 'bid 4 H', 'trump NT', "
-            "'exchange yes', 'give JH', 'give none', 'discard JH', 'cede no', 'play JH')"
+            "'exchange yes', 'give JH', 'give none', 'discard JH', 'cede no', 'play JH')", text=text
         )
 
     # -- accessors ----------------------------------------------------------

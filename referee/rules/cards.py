@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from .errors import NotationError
+
 __all__ = [
     "Suit", "Strain", "Rank", "Card", "CARDS", "NO_TRUMP",
     "effective_suit", "card_strength", "trick_winner_index", "legal_plays",
-    "EFFECTIVE_SUIT", "STRENGTH", "TRICK_RANK", "make_deck",
+    "EFFECTIVE_SUIT", "STRENGTH", "TRICK_RANK", "SAME_COLOUR", "make_deck",
 ]
 
 
@@ -39,8 +41,11 @@ class Suit(IntEnum):
     @property
     def same_colour(self) -> Suit:
         """The other suit of this suit's colour (home of the left bower)."""
-        # S(0) <-> C(3) and H(1) <-> D(2).
-        return Suit(3 - self)
+        return Suit(SAME_COLOUR[self])
+
+
+#: SAME_COLOUR[suit]: the other suit of its colour, S <-> C (black) and H <-> D (red); the one place colours pair.
+SAME_COLOUR = (3, 2, 1, 0)
 
 
 class Strain(IntEnum):
@@ -57,11 +62,12 @@ class Strain(IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Strain:
+        """Parse ``"S"``, ``"h"``, ``"NT"``; anything else raises :class:`NotationError`."""
         try:
             return cls(STRAIN_SYMBOLS.index(text.strip().upper()))
-        except ValueError:
-            raise ValueError(
-                f"unknown strain {text!r}: expected one of {', '.join(STRAIN_SYMBOLS)}"
+        except (ValueError, AttributeError):
+            raise NotationError(
+                f"unknown strain {text!r}: expected one of {', '.join(STRAIN_SYMBOLS)}", text=text
             ) from None
 
 
@@ -88,9 +94,19 @@ _RANK_PARSE = {s: i for i, s in enumerate(RANK_SYMBOLS)} | {"T": 1}
 
 
 class Card(int):
-    """One card. Interned: use :meth:`parse`, :meth:`of` or ``CARDS[i]``."""
+    """One card. Interned: ``Card("JH")`` (= :meth:`parse`), ``Card(8)`` (= ``CARDS[8]``) or :meth:`of`.
+
+    ``repr(card)`` is ``Card('JH')``, which evaluates back to the card.
+    """
 
     __slots__ = ()
+
+    def __new__(cls, value: str | int) -> Card:
+        if isinstance(value, str):
+            return cls.parse(value)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 24:
+            return CARDS[value]
+        raise NotationError(f"not a card: {value!r} (expected a card text such as 'JH', or an id 0..23)", text=value)
 
     @classmethod
     def of(cls, rank: int, suit: int) -> Card:
@@ -99,12 +115,12 @@ class Card(int):
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse ``"JH"``, ``"10S"``, ``"9d"`` (``T`` is accepted for ten)."""
-        t = text.strip().upper()
+        t = text.strip().upper() if isinstance(text, str) else ""
         rank = _RANK_PARSE.get(t[:-1])
         suit = "SHDC".find(t[-1:]) if t else -1
         if rank is None or suit < 0:
-            raise ValueError(
-                f"not a card: {text!r} (expected rank 9 10 J Q K A then suit S H D C, e.g. 'JH', '10S')"
+            raise NotationError(
+                f"not a card: {text!r} (expected rank 9 10 J Q K A then suit S H D C, e.g. 'JH', '10S')", text=text
             )
         return CARDS[suit * 6 + rank]
 
@@ -138,7 +154,7 @@ def effective_suit(card: int, trump: int) -> int:
     wins as a trump. In no-trump every card keeps its printed suit.
     """
     suit, rank = divmod(card, 6)
-    if trump != NO_TRUMP and rank == Rank.JACK and suit in (trump, 3 - trump):
+    if trump != NO_TRUMP and rank == Rank.JACK and suit in (trump, SAME_COLOUR[trump]):
         return trump
     return suit
 
@@ -153,7 +169,7 @@ def card_strength(card: int, trump: int) -> int:
     if trump != NO_TRUMP and rank == Rank.JACK:
         if suit == trump:
             return 7  # right bower
-        if suit == 3 - trump:
+        if suit == SAME_COLOUR[trump]:
             return 6  # left bower ("Jick")
     return rank
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-__all__ = ["RulesError", "RulesetError", "ActionError", "InvalidActionError", "IllegalActionError", "GameOverError",
+__all__ = ["RulesError", "NotationError", "RulesetError", "ActionError", "InvalidActionError", "IllegalActionError", "GameOverError",
            "RecordError", "ReplayMismatchError"]
 
 
 class RulesError(Exception):
     """Base class of every error the rules engine raises."""
+
+
+class NotationError(RulesError, ValueError):
+    """A card, strain or action written wrongly (``Card.parse("ZZ")``). Says what was expected."""
+
+    def __init__(self, message: str, *, text: object = None):
+        self.text = text
+        super().__init__(message)
 
 
 class RulesetError(RulesError, ValueError):

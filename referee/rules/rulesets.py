@@ -28,16 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .actions import BID_NAMES
-from .cards import make_deck
 from .errors import RulesetError
+from .families import FAMILIES, Family
 
-__all__ = ["Ruleset", "Table", "BidLevel", "BUILTIN_RULESETS", "get_ruleset", "load_ruleset_file", "ruleset_from_dict"]
+__all__ = ["Ruleset", "Table", "BidLevel", "Family", "BUILTIN_RULESETS", "get_ruleset", "load_ruleset_file", "ruleset_from_dict"]
 
-FAMILIES = ("iowa", "bid-euchre", "pepper-30", "five-handed")
 PASS_OUT_CHOICES = ("throw-in", "dealer-must-bid")
-
-NINE_TO_ACE = (0, 1, 2, 3, 4, 5)
-JACK_TO_ACE = (2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
@@ -73,7 +69,7 @@ class Table:
     has_copies: bool               # deck holds duplicate cards
 
     @property
-    def family(self) -> str:
+    def family(self) -> Family:
         return self.ruleset.family
 
     def team_seats(self, team: int) -> tuple[int, ...]:
@@ -85,7 +81,7 @@ class Ruleset:
     """A named ruleset: a family and the parameters a ruleset file may change."""
 
     name: str
-    family: str
+    family: Family                       # a Family, or its name (converted)
     description: str
     player_counts: tuple[int, ...]
     target_score: int
@@ -99,6 +95,14 @@ class Ruleset:
     source: str = "built-in"             # where it came from (a file path for files)
     extends: str | None = None
     _tables: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.family, Family):
+            try:
+                object.__setattr__(self, "family", Family(self.family))
+            except ValueError:
+                raise RulesetError(f"ruleset {self.name!r}: unknown family {self.family!r}",
+                                   allowed=", ".join(Family)) from None
 
     @property
     def default_players(self) -> int:
@@ -126,51 +130,15 @@ class Ruleset:
         return d
 
 
-def _default_max_bid(family: str, hand_size: int) -> int:
-    # pepper-30 caps numbers one below every trick (its Peppers are the
-    # every-trick bids); the others allow a number for every trick.
-    return hand_size - 1 if family == "pepper-30" else hand_size
-
-
-def _special_level(family: str, name: str, hand_size: int, players: int) -> BidLevel:
-    idx = BID_NAMES.index(name)
-    if family == "iowa":          # pepper: all 6, alone, +-12
-        return BidLevel(name, idx, hand_size, True, True, 12)
-    if family == "bid-euchre":    # pepper +-12, double pepper +-24, alone
-        return BidLevel(name, idx, hand_size, True, True, 12 if name == "pepper" else 24)
-    if family == "pepper-30":     # small scores like a number; big is double the set
-        return BidLevel(name, idx, hand_size, True, False, 2 * hand_size if name == "big-pepper" else None)
-    # five-handed: pepper +-12, moon shot +-18, alone against the other four
-    return BidLevel(name, idx, hand_size, True, True, 12 if name == "pepper" else 18)
-
-
-FAMILY_SPECIALS = {
-    "iowa": ("pepper",),
-    "bid-euchre": ("pepper", "double-pepper"),
-    "pepper-30": ("small-pepper", "big-pepper"),
-    "five-handed": ("pepper", "moon-shot"),
-}
+#: family name -> its special bids, low to high (what a ruleset file's ``specials`` may name).
+FAMILY_SPECIALS = {f: r.specials for f, r in FAMILIES.items()}
 
 
 def _resolve(rs: Ruleset, n: int) -> Table:
-    fam = rs.family
-    dead = False
-    widow = 0
-    if fam == "iowa":
-        deck, hand = make_deck(NINE_TO_ACE, 1), 6
-        team_of = tuple(s % 2 for s in range(n))
-    elif fam == "bid-euchre":
-        deck, hand = make_deck(JACK_TO_ACE, n // 2), 8
-        team_of = tuple(s % 2 for s in range(n))
-    elif fam == "pepper-30":
-        deck = make_deck(NINE_TO_ACE, 1)
-        hand = 6 if n == 4 else 8
-        dead = n == 2
-        team_of = tuple(s % 2 for s in range(n)) if n == 4 else tuple(range(n))
-    else:  # five-handed
-        deck, hand, widow = make_deck(JACK_TO_ACE, 3), 9, 3
-        team_of = tuple(range(n))
-    max_bid = rs.max_bid if rs.max_bid is not None else _default_max_bid(fam, hand)
+    rules = FAMILIES[rs.family]
+    lay = rules.layout(n)
+    hand = lay.hand_size
+    max_bid = rs.max_bid if rs.max_bid is not None else rules.default_max_bid(hand)
     if not (1 <= rs.min_bid <= max_bid <= hand):
         raise RulesetError(
             f"{rs.source}: key 'min_bid/max_bid': ruleset {rs.name!r}: bids {rs.min_bid}..{max_bid} "
@@ -178,37 +146,42 @@ def _resolve(rs: Ruleset, n: int) -> Table:
             key="min_bid/max_bid", allowed=f"1 <= min_bid <= max_bid <= {hand}", source=rs.source,
         )
     ladder = [BidLevel(str(k), BID_NAMES.index(str(k)), k, False, False, None) for k in range(rs.min_bid, max_bid + 1)]
-    ladder += [_special_level(fam, s, hand, n) for s in rs.specials]
+    ladder += [BidLevel(s, BID_NAMES.index(s), *_fields(rules.special_level(s, hand))) for s in rs.specials]
     return Table(
-        ruleset=rs, players=n, deck=tuple(deck), hand_size=hand, widow_size=widow, dead_hand=dead,
-        team_of=team_of, teams=max(team_of) + 1, ladder=tuple(ladder),
-        bid_names_strain=fam == "bid-euchre", has_copies=fam in ("bid-euchre", "five-handed"),
+        ruleset=rs, players=n, deck=lay.deck, hand_size=hand, widow_size=lay.widow_size, dead_hand=lay.dead_hand,
+        team_of=lay.team_of, teams=max(lay.team_of) + 1, ladder=tuple(ladder),
+        bid_names_strain=rules.bid_names_strain, has_copies=rules.has_copies,
     )
+
+
+def _fields(level: tuple[int, bool, int | None]) -> tuple[int, bool, bool, int | None]:
+    tricks, alone, points = level
+    return tricks, True, alone, points
 
 
 BUILTIN_RULESETS: dict[str, Ruleset] = {
     r.name: r
     for r in (
         Ruleset(
-            name="iowa", family="iowa", player_counts=(4,), target_score=42,
+            name="iowa", family=Family.IOWA, player_counts=(4,), target_score=42,
             defenders_may_cede=True, pepper_exchange=True, specials=("pepper",),
             description="Iowa Pepper: 4 players in partnerships, 24 cards, one bidding circuit, "
                         "Pepper with exchange, defenders may cede; game to 42.",
         ),
         Ruleset(
-            name="bid-euchre", family="bid-euchre", player_counts=(4, 6, 8), target_score=50,
+            name="bid-euchre", family=Family.BID_EUCHRE, player_counts=(4, 6, 8), target_score=50,
             pepper_exchange=True, specials=("pepper", "double-pepper"),
             description="Bid Euchre Pepper: 4, 6 or 8 players in two teams, J-A decks (one set per "
                         "two players), bids name their strain, Pepper and Double Pepper; game to 50.",
         ),
         Ruleset(
-            name="pepper-30", family="pepper-30", player_counts=(2, 3, 4), target_score=30,
+            name="pepper-30", family=Family.PEPPER_30, player_counts=(2, 3, 4), target_score=30,
             specials=("small-pepper", "big-pepper"),
             description="Pepper to 30: 2, 3 or 4 players, 24 cards, an elimination auction, Small "
                         "and Big Pepper, a dead hand with 2 players; game to 30.",
         ),
         Ruleset(
-            name="five-handed", family="five-handed", player_counts=(5,), target_score=51,
+            name="five-handed", family=Family.FIVE_HANDED, player_counts=(5,), target_score=51,
             specials=("pepper", "moon-shot"), min_bid=3,
             description="Five-handed Pepper: 5 players scoring alone, three J-A decks, a 3-card "
                         "widow, the partner called by card, Pepper and Moon Shot; the bidder wins at 51.",
@@ -282,12 +255,12 @@ def ruleset_from_dict(data: dict, source: str = "<dict>") -> Ruleset:
                 raise bad(key, f"got {v!r}")
             changes[key] = v
 
-    def want_bool(key: str, families: tuple[str, ...]) -> None:
+    def want_bool(key: str, allowed: bool) -> None:
         if key in data:
             v = data[key]
             if not isinstance(v, bool):
                 raise bad(key, f"got {v!r}")
-            if v and fam not in families:
+            if v and not allowed:
                 raise bad(key, f"the {fam} family has no such rule")
             changes[key] = v
 
@@ -300,8 +273,8 @@ def ruleset_from_dict(data: dict, source: str = "<dict>") -> Ruleset:
     want_int("deal_cap", 1, 100_000)
     want_int("min_bid", 1, 13)
     want_int("max_bid", 1, 13)
-    want_bool("defenders_may_cede", ("iowa",))
-    want_bool("pepper_exchange", ("iowa", "bid-euchre"))
+    want_bool("defenders_may_cede", FAMILIES[fam].may_cede)
+    want_bool("pepper_exchange", FAMILIES[fam].may_exchange)
     if "pass_out" in data:
         if data["pass_out"] not in PASS_OUT_CHOICES:
             raise bad("pass_out", f"got {data['pass_out']!r}")

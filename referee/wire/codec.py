@@ -188,7 +188,7 @@ class GameEncoder:
         # SeatView fields 21 (family) and 22 (target_score), the last ones: fixed for the game.
         rs = game.ruleset
         self.tail_b = ((_ld(b"\xaa\x01", rs.family.encode()) if rs.family else b"")
-                         + (b"\xb0\x01" + _sv(rs.target_score) if rs.target_score else b""))
+                         + (b"\xb0\x01" + _sv(game.target_score) if game.target_score else b""))
         self.head = [name + b"\x10" + _uv(game.players) + (b"\x18" + _uv(s) if s else b"") + _packed(b"\x22", t.team_of)
                      for s in range(game.players)]
         # Public per-deal caches, shared by every seat: extended as the deal goes on, reset with each deal.

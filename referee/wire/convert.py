@@ -122,10 +122,12 @@ def event_to_proto(game_id: str, index: int, e, *, seat: int | None = None, spec
     return m
 
 
-def ruleset_info(rs: Ruleset, table: Table) -> bot_pb2.RulesetInfo:
+def ruleset_info(rs: Ruleset, table: Table, target_score: int | None = None, deal_cap: int | None = None) -> bot_pb2.RulesetInfo:
+    """The ruleset as a game plays it (a game may set its own target and deal cap: ``Game(target_score=...)``)."""
     d = rs.to_dict()
     d.pop("source", None)
-    return bot_pb2.RulesetInfo(name=rs.name, family=rs.family, target_score=rs.target_score, deal_cap=rs.deal_cap,
+    return bot_pb2.RulesetInfo(name=rs.name, family=rs.family, target_score=rs.target_score if target_score is None else target_score,
+                               deal_cap=rs.deal_cap if deal_cap is None else deal_cap,
                                hand_size=table.hand_size, params_json=json.dumps(d, sort_keys=True))
 
 

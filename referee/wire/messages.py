@@ -165,7 +165,7 @@ def game_start_frames(game_id: str, game: Game, rs: Ruleset, bot_names: list[str
                       time_bank_ms: list[int]) -> list[bytes]:
     """The GameStart item frame of each seat (index = seat); ``bot_names``: who sits where; ``deadline_ms`` and
     ``time_bank_ms``: each seat's time controls."""
-    info = ruleset_info(rs, game.table)
+    info = ruleset_info(rs, game.table, game.target_score, game.deal_cap)
     team_of = game.table.team_of
     table = [bot_pb2.TableSeat(seat=s, bot_name=n, team=team_of[s]) for s, n in enumerate(bot_names)]
     return [item_frame(ITEM_GAME_START, bot_pb2.GameStart(

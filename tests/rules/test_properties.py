@@ -619,7 +619,8 @@ class Shadow:
         if not final:
             for s in range(self.n):
                 assert sorted(g.hands[s]) == sorted(self.hands[s]), f"seat {s} hand differs from the model"
-            assert list(g.widow) == self.widow and list(g.dead_hand) == self.dead
+            # Game.widow: the cards still in the widow (none once the bidder took it, issue 16).
+            assert list(g.widow) == (self.widow if not self.widow_taken else []) and list(g.dead_hand) == self.dead
         pool = sum(self.hands, []) + self.played + self.discards + (self.widow if not self.widow_taken else []) + self.dead
         assert sorted(pool) == self.sorted_deck, "cards are not conserved"
         if self.played:

@@ -97,6 +97,16 @@ def test_negative_scores_and_every_seat_number():
     pytest.fail("no game with a negative score")
 
 
+def test_a_games_own_target_score_reaches_the_view_in_both_encoders():
+    # Game(target_score=...) (issue 16): the fast encoder reads the game's target, not the ruleset's.
+    g = Game("iowa", 4, seed=1, target_score=17, scores=[5, -3])
+    enc = wire.GameEncoder(g, "g")
+    for s in range(4):
+        got = game_pb2.SeatView.FromString(enc.view(s))
+        assert got.target_score == 17 and list(got.scores) == [5, -3]
+        assert enc.view(s) == wire.view_to_proto(g.view(s)).SerializeToString()
+
+
 def test_canonical_answer_texts_resolve_like_the_parser():
     # The fast path (a dict of canonical texts) must agree with Action.parse for every action.
     for a, text in enumerate(wire.ACTIONS_TEXT):

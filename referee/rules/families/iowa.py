@@ -1,0 +1,97 @@
+"""Iowa Pepper: 4 players in partnerships, 24 cards, one bidding circuit, Pepper with the exchange,
+the defenders' cede; game to 42 (docs/rules.md, "iowa")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .. import actions as A
+from ..cards import make_deck
+from ..events import PUBLIC, Decision, EventKind, Phase
+from .base import NINE_TO_ACE, Family, Layout, PartnershipRules, give_ids
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+
+class IowaRules(PartnershipRules):
+    family = Family.IOWA
+    specials = ("pepper",)
+    may_cede = True
+    may_exchange = True
+
+    def layout(self, players: int) -> Layout:
+        return Layout(tuple(make_deck(NINE_TO_ACE, 1)), 6, tuple(s % 2 for s in range(players)))
+
+    def special_level(self, name: str, hand_size: int) -> tuple[int, bool, int | None]:
+        return hand_size, True, 12          # Pepper: every trick, alone, +-12
+
+    def after_contract(self, g: Game) -> None:
+        if g.contract.alone and g.ruleset.pepper_exchange:
+            g._enter(Phase.EXCHANGE, g.contract.bidder)
+        else:
+            self.after_exchange(g)
+
+    def apply_exchange(self, g: Game, a: int) -> None:
+        bidder = g.to_act
+        g._log.append((EventKind.EXCHANGE, bidder, a == A.EXCHANGE_YES, PUBLIC))
+        if a == A.EXCHANGE_YES:
+            # [R] partner's card first, then the bidder's, then the swap; neither sees the other's choice.
+            t = g.table
+            partner = next(s for s in t.team_seats(t.team_of[bidder]) if s != bidder)
+            g._queue = [bidder]
+            g._enter(Phase.GIVE_CARD, partner)
+        else:
+            self.after_exchange(g)
+
+    def decision(self, g: Game) -> Decision:
+        if g.phase is Phase.GIVE_CARD:
+            return Decision.RETURN_CARD if g.to_act == g.contract.bidder else Decision.OFFER_CARD
+        return super().decision(g)
+
+    def legal_give(self, g: Game) -> list[int]:
+        return give_ids(g, False)
+
+    def apply_give(self, g: Game, a: int) -> None:
+        seat, bidder = g.to_act, g.contract.bidder
+        card = a - A.GIVE_BASE
+        g._pending_give[seat] = card
+        g._private[seat]["gave"] = [card]
+        g._log.append((EventKind.GIVE, seat, None, PUBLIC))
+        g._log.append((EventKind.GAVE_CARD, seat, card, seat))
+        if g._queue:
+            g._enter(Phase.GIVE_CARD, g._queue.pop(0))
+            return
+        # Both chose: swap. Each side learns only the card it receives.
+        partner = next(s for s in g._pending_give if s != bidder)
+        pc, bc = g._pending_give[partner], g._pending_give[bidder]
+        g.hands[partner].remove(pc)
+        g.hands[bidder].remove(bc)
+        g.hands[partner].append(bc)
+        g.hands[bidder].append(pc)
+        g._private[bidder]["received"] = [pc]
+        g._private[partner]["received"] = [bc]
+        g._log.append((EventKind.RECEIVED_CARD, bidder, pc, bidder))
+        g._log.append((EventKind.RECEIVED_CARD, partner, bc, partner))
+        self.after_exchange(g)
+
+    def after_exchange(self, g: Game) -> None:
+        if not g.ruleset.defenders_may_cede:
+            return g._start_play()
+        # [R] Defenders in seat order from the bidder's left; the second is
+        # asked only if the first cedes; ceded only if both cede.
+        bidder, n, team_of = g.contract.bidder, g.players, g.table.team_of
+        g._queue = [(bidder + i) % n for i in range(1, n) if team_of[(bidder + i) % n] != team_of[bidder]]
+        g._enter(Phase.CEDE, g._queue.pop(0))
+
+    def defence_points(self, tricks: int, hand_size: int) -> int:
+        return -hand_size if tricks == 0 else tricks    # defenders taking no trick lose 6
+
+    def tie_winners(self, scores: Sequence[int], reached: list[int], bidding_team: int) -> tuple[int, ...]:
+        top = max(scores[i] for i in reached)
+        best = [i for i in reached if scores[i] == top]
+        return (best[0],) if len(best) == 1 else (bidding_team,)   # the higher wins; a tie: the last bidding team
+
+
+RULES = IowaRules()
