@@ -528,6 +528,25 @@ class Game:
         g._rng.setstate(self._rng.getstate())
         return g
 
+    # Pickling (OpenSpiel's serialization, multiprocessing) leaves out the dispatch tables and bid tables,
+    # which hold functions and read-only mappings, and derives them again from the ruleset.
+    _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._legal_of = _LEGAL[self.ruleset.family]
+        self._apply_of = _APPLY[self.ruleset.family]
+        self._bids_from, self._rung_of = _bid_ids(self.table)
+
+    def __deepcopy__(self, memo) -> Game:
+        # copy.deepcopy (OpenSpiel's state cloning, for one) means copy(): the shared values are immutable,
+        # and some (the bid tables' read-only mappings) cannot be pickled, which deepcopy would try.
+        g = memo[id(self)] = self.copy()
+        return g
+
     @classmethod
     def at_play(cls, ruleset: Ruleset | str, players: int, *, dealer: int, bidder: int, bid: str, trump: int,
                 hands: list[list[int]], plays: list[tuple[int, int]] = (), scores: list[int] | None = None,

@@ -229,3 +229,29 @@ def test_a_finished_game_is_freed_by_reference_counting_alone(name):
         assert gc.collect() == 0, "the game left cyclic garbage"
     finally:
         gc.enable()
+
+
+def test_deepcopy_is_an_independent_copy():
+    # OpenSpiel clones states with copy.deepcopy; the bid tables' read-only mappings cannot be pickled.
+    import copy
+
+    g = Game("bid-euchre", 6, seed=3)
+    c = copy.deepcopy(g)
+    c.apply(c.legal_action_ids()[-1])
+    assert g.history == [] and c.history != [] and g.legal_action_ids() != c.legal_action_ids()
+
+
+def test_a_pickled_game_plays_on_like_the_original():
+    import pickle
+
+    g = Game("five-handed", 5, seed=8)
+    rng = random.Random(8)
+    for _ in range(30):
+        g.apply(rng.choice(g.legal_action_ids()))
+    c = pickle.loads(pickle.dumps(g))
+    while not g.is_over:
+        assert c.legal_action_ids() == g.legal_action_ids() and c.view(g.to_act) == g.view(g.to_act)
+        a = rng.choice(g.legal_action_ids())
+        g.apply(a)
+        c.apply(a)
+    assert c.scores == g.scores and c.record() == g.record()
