@@ -534,10 +534,11 @@ class Store:
             ).lastrowid
 
     def rating_history(self, pool: str, bot: str, version: int = 1) -> list[tuple[int, Rating]]:
-        """(game id, rating after it) for every rated game of version ``version`` of ``bot`` in ``pool``, oldest
-        first."""
+        """(game id, rating after it) for every rated game of version ``version`` of ``bot`` in ``pool``, in the
+        order they were rated (plan order: a game that finished early waits for the ones planned before it, so
+        its id can be the higher one); the last is the bot's rating."""
         rows = self.db.execute("SELECT game_id, mu, sigma FROM rating_history WHERE pool = ? AND bot = ? AND version = ? "
-                               "ORDER BY game_id", (pool, bot, version))
+                               "ORDER BY rowid", (pool, bot, version))
         return [(gid, Rating(mu, sigma)) for gid, mu, sigma in rows]
 
     def as_of(self, run_id: int, games: int) -> int | None:
