@@ -99,8 +99,9 @@ def test_an_edited_ruleset_file_is_a_new_pool(db):
 
 def test_a_bots_own_time_controls_apply_to_its_seats_only(tmp_path):
     """Issue 11 item 6: a bot registered with 5 ms per decision and no bank, searching 100 ms a decision, times out;
-    its opponents keep the run's 2 s. Before the arena passed registration's time controls, nobody timed out."""
-    (tmp_path / "short.toml").write_text('name = "short"\nextends = "iowa"\ndeal_cap = 1\n')
+    its opponents keep the run's 2 s. Before the arena passed registration's time controls, nobody timed out.
+    Three deals a game: a one-deal game whose auction is thrown in asks nobody for a card."""
+    (tmp_path / "short.toml").write_text('name = "short"\nextends = "iowa"\ndeal_cap = 3\n')
     db = tmp_path / "arena.db"
     pepper("bot", "register", "hasty", "--command", "{python} -m sample_bots montecarlo", "--cwd", str(ROOT),
            "--env", "PEPPER_MC_BUDGET_MS=100", "--deadline-ms", "5", "--time-bank-ms", "0", db=db)
