@@ -21,6 +21,9 @@ class RunConfig:
     lineup: str = "mirrored"          # mirrored | mixed
     duplicate: bool = True
     adaptive: bool = False
+    # Adaptive runs: stop planning once every adjacent pair of the table is significantly apart (--games is the
+    # cap). Not part of the run's key: a run stopped so resumes to its cap without it (its plan is the same).
+    until_confident: bool = False
     bots: list[str] | None = None     # default: every registered bot
     concurrency: int | None = None   # games in flight; None: arena.tournament.default_concurrency
     referee: str | None = None        # use this referee instead of starting one

@@ -29,6 +29,7 @@ is a pure function of the config (resuming rebuilds the same plan).
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -187,4 +188,66 @@ def plan(bots: list[str], ruleset: str | Ruleset, players: int, games: int, seed
         for rotated in rots:
             out.append((m, rs.name, players, s, rotated))
         m += 1
+    return out
+
+
+# ----------------------------------------------------------------------------- adaptive rounds
+def opposed_pairs(seats: list[str], table) -> list[tuple[str, str]]:
+    """The pairs of distinct bots a line-up sets against each other (on different teams, or in different seats of a
+    free-for-all table), each once, sorted: what one of its games tells about the bots' order."""
+    if table.teams < len(seats):
+        teams = [{seats[s] for s in table.team_seats(t)} for t in range(table.teams)]
+        pairs = {tuple(sorted((a, b))) for i, j in itertools.combinations(range(len(teams)), 2)
+                 for a in teams[i] for b in teams[j] if a != b}
+    else:
+        pairs = {tuple(sorted(p)) for p in itertools.combinations(set(seats), 2)}
+    return sorted(pairs)
+
+
+def order_doubt(ratings: dict, a: str, b: str, default) -> float:
+    """The probability, on the ratings, that ``a`` and ``b`` stand the wrong way round in the table:
+    Phi(-|mu_a - mu_b| / sqrt(sigma_a^2 + sigma_b^2)), 1/2 for a pair nothing tells apart. A bot with few games
+    (a wide sigma) is in doubt against everyone, so it gets games; a pair far apart gets few."""
+    ra, rb = ratings.get(a, default), ratings.get(b, default)
+    spread = math.hypot(ra.sigma, rb.sigma)
+    if spread == 0:
+        return 0.0
+    return 0.5 * math.erfc(abs(ra.mu - rb.mu) / spread / math.sqrt(2))
+
+
+def lineup_doubt(ratings: dict, seats: list[str], table, default) -> float:
+    """A line-up's score for adaptive rounds: the mean :func:`order_doubt` of the pairs it sets against each other."""
+    pairs = opposed_pairs(seats, table)
+    return sum(order_doubt(ratings, a, b, default) for a, b in pairs) / len(pairs) if pairs else 0.0
+
+
+# Every line-up of an adaptive run keeps at least this share of an even split of the run's matches (its floor),
+# however little its score: no line-up goes unplayed, and a pair the ratings call settled too early is still
+# checked now and then. Measured in bench/ranking.py (docs/arena.md, "How many games a ranking needs").
+ADAPTIVE_FLOOR = 0.25
+
+
+def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: float = ADAPTIVE_FLOOR) -> list[int]:
+    """The line-ups (indexes into ``scores``) of an adaptive round of ``matches`` matches, in play order.
+
+    ``counts``: each line-up's matches so far in the run. First every line-up below its floor (``floor`` times
+    an even share of the run's matches once this round is played) gets matches up to it, the furthest below
+    first; the rest are shared in proportion to ``scores`` (D'Hondt within the round, see :func:`apportion`).
+    Ties go to the lower index, so the round is a pure function of the arguments."""
+    n = len(scores)
+    counts = list(counts)
+    want = floor * (sum(counts) + matches) / n
+    out: list[int] = []
+    while len(out) < matches:
+        below = [i for i in range(n) if counts[i] + 1 <= want]
+        if not below:
+            break
+        i = min(below, key=lambda k: (counts[k], k))
+        counts[i] += 1
+        out.append(i)
+    taken = [0] * n
+    for _ in range(matches - len(out)):
+        i = max(range(n), key=lambda k: (scores[k] / (taken[k] + 1), -k))
+        taken[i] += 1
+        out.append(i)
     return out

@@ -147,14 +147,21 @@ def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | N
     pairs = head_to_heads(store, pool)
     for row, below in zip(rows, rows[1:]):
         h = pairs.get(((row.bot, row.version), (below.bot, below.version)))
-        if h is not None and h.blocks >= 2 and math.isfinite(h.los):
-            row.next_los, row.next_significant, row.next_basis = h.los, h.significant, "blocks"
-        else:
-            spread = math.sqrt(row.sigma ** 2 + below.sigma ** 2)
-            row.next_los = phi((row.mu - below.mu) / spread) if spread > 0 else 0.5
-            row.next_significant, row.next_basis = not 0.025 <= row.next_los <= 0.975, "trueskill"
+        row.next_los, row.next_significant, row.next_basis = separation(Rating(row.mu, row.sigma),
+                                                                        Rating(below.mu, below.sigma), h)
         below.tied_above = not row.next_significant
     return rows
+
+
+def separation(upper: Rating, lower: Rating, h: HeadToHead | None) -> tuple[float, bool, str]:
+    """How likely the bot rated ``upper`` is stronger than the one rated ``lower`` just below it, whether that is
+    significant at 95%, and on what basis: their head-to-head blocks ``h`` (at least two, not all alike), else
+    their ratings."""
+    if h is not None and h.blocks >= 2 and math.isfinite(h.los):
+        return h.los, h.significant, "blocks"
+    spread = math.sqrt(upper.sigma ** 2 + lower.sigma ** 2)
+    los = phi((upper.mu - lower.mu) / spread) if spread > 0 else 0.5
+    return los, not 0.025 <= los <= 0.975, "trueskill"
 
 
 def blocks_by_pair(store: Store, pool: str) -> dict[tuple[Side, Side], list[Block]]:

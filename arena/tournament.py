@@ -40,19 +40,24 @@ from pathlib import Path
 import grpc
 from pepper_proto.v1 import control_pb2, control_pb2_grpc
 
-from . import deals, registry, results, schedule
+from . import deals, registry, results, schedule, stats
 from .config import RunConfig
 from .errors import ArenaError, UsageError
+from .evidence import Block, head_to_head
 from .processes import BotProcesses, BotStartError, Crash, RefereeProcess
-from .ratings import DEFAULT_SIGMA, Rater
+from .ratings import Rater, Rating
 from .sandbox import BotSandbox
 from .store import Bot, BotKind, Store, new_token, token_sha256
 
-# Adaptive mode plans this many games per round (whole matches), whatever --concurrency says: enough to keep
-# the referee busy while the next round is chosen on newer ratings. The next round is planned once half a
-# round is left in flight.
+# Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, and keeps up to
+# ADAPTIVE_ROUNDS_IN_FLIGHT rounds in flight: each round is chosen on the ratings after the rounds before those
+# still in flight (the same ones whatever --concurrency is, so the plan is too). Small rounds follow the ratings
+# closely; enough of them in flight keep the referee and the bots as busy as a planned run (64 games in flight
+# and more run at full speed on 2 cores: docs/arena.md, "Concurrency"). Measured in bench/ranking.py.
 ADAPTIVE_ROUND_GAMES = 24
-# Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1).
+ADAPTIVE_ROUNDS_IN_FLIGHT = 2
+# Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1): the
+# score adaptive runs used before the order-doubt score (schedule.lineup_doubt); bench/ranking.py compares them.
 UNCERTAINTY_WEIGHT = 0.05
 # CreateGame calls in flight at once, whatever --concurrency says. A gRPC server queues the calls that arrive
 # faster than it takes them up (the Python server takes one at a time, between the referee's other work), and
@@ -119,6 +124,7 @@ class Progress:
     crashes: int = 0                                    # bot process crashes noticed in this session
     withdrawn: list[str] = field(default_factory=list)  # bots withdrawn from the run (see Arena._withdraw)
     not_played: int = 0                                 # planned games left unplayed because a bot of theirs was withdrawn
+    stopped: str | None = None                          # --until-confident: why the run stopped (Arena._confident)
 
     def rate(self) -> float:
         """Games finished per second in this session."""
@@ -447,8 +453,8 @@ class Arena:
     # -- adaptive planning ---------------------------------------------------------------------------
     def _next_adaptive(self, names: list[str], run_id: int) -> int:
         """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings as they
-        stand: the round's matches are shared among the line-ups in proportion to their score, TrueSkill
-        match quality plus an uncertainty bonus. Returns the matches planned."""
+        stand (:func:`schedule.adaptive_order`): every line-up keeps a floor of matches, and the rest go to the
+        line-ups whose bots' order is most in doubt (:meth:`lineup_score`). Returns the matches planned."""
         names = [n for n in names if n not in self._withdrawn]
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
@@ -459,10 +465,11 @@ class Arena:
         ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
         matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
-        order = schedule.apportion(ups, [self.lineup_score(ratings, u) for u in ups], matches)
         match_seats = {g.match: g.seats for g in self.store.planned(run_id)}  # the last game's seats of each match
         first_match = max(match_seats, default=-1) + 1
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
+        counts = [played[schedule.lineup_key(u, mirrored)] for u in ups]
+        order = [ups[i] for i in schedule.adaptive_order([self.lineup_score(ratings, u) for u in ups], counts, matches)]
         more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
                              lineup_order=order, played=played, deal_seeds=self._deal_seeds())
@@ -474,7 +481,40 @@ class Arena:
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(schedule.lineups(self._entrants or self.cfg.bots or [], self.rs, self.players,
                                                             self.cfg.lineup)[0], mirrored)) if self.cfg.duplicate else 1
-        return max(0, self.store.planned_count(run_id) - max(1, ADAPTIVE_ROUND_GAMES // per_match) * per_match)
+        round_games = max(1, ADAPTIVE_ROUND_GAMES // per_match) * per_match
+        return max(0, self.store.planned_count(run_id) - (ADAPTIVE_ROUNDS_IN_FLIGHT - 1) * round_games)
+
+    def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
+        """The table's adjacent pairs (upper, lower, significantly apart at 95%) as of the adaptive basis (the
+        planned games before the rounds in flight, all stored and rated; None before any): by their head-to-head
+        blocks where they have two or more, else their ratings, as the leaderboard marks ties
+        (:func:`stats.separation`). A function of the plan only, not of the order games finished in."""
+        basis = self._adaptive_basis(run_id)
+        if basis == 0:
+            return None
+        names = [n for n in self._entrants if n not in self._withdrawn]
+        rated = self.store.ratings_after(self.pool, run_id, basis, self.versions)
+        ratings = {n: rated.get(n, Rating()) for n in names}
+        planned = self.store.planned(run_id)
+        done = {g.match for g in planned[:basis]} - ({planned[basis].match} if basis < len(planned) else set())
+        blocks: dict[tuple[str, str], list[Block]] = {}
+        for b in self.store.blocks(self.pool):
+            if (b.games == b.planned and (b.run_id != run_id or b.match in done)
+                    and self._version(b.bot) == b.version and self._version(b.opponent) == b.opponent_version):
+                blocks.setdefault((b.bot, b.opponent), []).append(Block(b.games, b.score, b.score_sq, b.margin, b.margin_sq))
+        order = sorted(names, key=lambda n: -ratings[n].conservative)
+        return [(a, b, stats.separation(ratings[a], ratings[b], head_to_head(a, b, blocks.get((a, b), [])))[1])
+                for a, b in zip(order, order[1:])]
+
+    def _confident(self, run_id: int) -> str | None:
+        """--until-confident: why the run stops now (every adjacent pair of the table separated), or None."""
+        pairs = self.separations(run_id)
+        if not pairs or not all(sig for _, _, sig in pairs):
+            return None
+        basis = self._adaptive_basis(run_id)
+        return (f"every adjacent pair of the table is significantly apart (95%) after the first {basis} planned games "
+                f"({' > '.join([pairs[0][0]] + [b for _, b, _ in pairs])}); the games planned after them are "
+                f"played too: {self.store.planned_count(run_id)} of the --games {self.cfg.games} cap")
 
     def _deal_seeds(self) -> list[int | None] | None:
         return [d.seed for d in self.deals] if self.deals else None
@@ -484,9 +524,9 @@ class Arena:
         return False
 
     def lineup_score(self, ratings: dict, seats: list[str]) -> float:
-        """Match quality (evenly matched: informative) plus a bonus for the bots' uncertainty."""
-        sigma = sum(ratings[b].sigma if b in ratings else DEFAULT_SIGMA for b in set(seats))
-        return self.rater.quality(ratings, results.entries(self.table, seats)) + UNCERTAINTY_WEIGHT * sigma
+        """How much a game of ``seats`` may change the table: the doubt about the order of the bots it sets
+        against each other (:func:`schedule.lineup_doubt`)."""
+        return schedule.lineup_doubt(ratings, seats, self.table, Rating())
 
     # -- playing -------------------------------------------------------------------------------------
     async def _play(self, stub, md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:
@@ -555,8 +595,10 @@ class Arena:
         tasks: set[asyncio.Task] = set()
         started: set[int] = set()
         ticker = asyncio.create_task(tick())
-        # Adaptive: plan the next round once no more than half a round is in flight (newer ratings, a busy referee).
-        low_water = max(1, min(concurrency, ADAPTIVE_ROUND_GAMES)) // 2
+        # Adaptive: plan the next round once it fits in the games in flight (ADAPTIVE_ROUNDS_IN_FLIGHT rounds at
+        # most), or once no more than half a round is in flight when --concurrency is below a round.
+        low_water = max(min(concurrency, ADAPTIVE_ROUNDS_IN_FLIGHT * ADAPTIVE_ROUND_GAMES) - ADAPTIVE_ROUND_GAMES,
+                        max(1, min(concurrency, ADAPTIVE_ROUND_GAMES)) // 2)
         self.on_progress(progress)
         try:
             while not errors:
@@ -572,6 +614,9 @@ class Arena:
                         finished.clear()
                         await finished.wait()
                     self._rate_in_order(run_id)
+                    if cfg.until_confident and not errors and (why := self._confident(run_id)):
+                        progress.stopped = why
+                        break
                     if not errors:
                         self._next_adaptive(names, run_id)
                     continue

@@ -54,7 +54,7 @@ from arena import schedule  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
 
 # The adaptive scheduler's constants (arena/tournament.py): a round's games and the uncertainty bonus's weight.
-from arena.tournament import ADAPTIVE_ROUND_GAMES, UNCERTAINTY_WEIGHT  # noqa: E402
+from arena.tournament import ADAPTIVE_ROUND_GAMES, ADAPTIVE_ROUNDS_IN_FLIGHT, UNCERTAINTY_WEIGHT  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
 
@@ -133,7 +133,9 @@ def planned(mode: str, bots: list[str], rs: Ruleset, games: int, seed: int):
 
 
 def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, rater: Rater,
-        checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT):
+        checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT, score: str = "doubt",
+        floor: float = schedule.ADAPTIVE_FLOOR, round_games: int = ADAPTIVE_ROUND_GAMES,
+        lag: int = ADAPTIVE_ROUNDS_IN_FLIGHT):
     """Play and rate ``games`` games of ``mode``. Returns (final ratings, [(games, order right?)] at each
     checkpoint, CPU seconds spent playing)."""
     bots = sorted(rates)
@@ -164,17 +166,27 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         for deck, seats in planned(mode, bots, rs, games, seed):
             one(deck, seats)
         return ratings, marks, cpu
-    # Adaptive: the arena's rule (Arena._next_adaptive), each round planned on the ratings after the last one.
+    # Adaptive: the arena's rule (Arena._next_adaptive), each round planned on the ratings after the rounds before
+    # the ``lag - 1`` last ones (those still in flight when it is planned).
     ups = schedule.lineups(bots, rs, 4, "mirrored")
+    table = rs.table(4)
+    counts = [0] * len(ups)
+    after: list[dict] = [{}]  # the ratings after each round
     match = 0
     while played < games:
-        def score(u):
-            sigma = sum(ratings[b].sigma if b in ratings else DEFAULT_SIGMA for b in set(u))
-            return rater.quality(ratings, entries(rs, u)) + uncertainty_weight * sigma
-        order = schedule.apportion(ups, [score(u) for u in ups], ADAPTIVE_ROUND_GAMES // 2)
+        basis = after[max(0, len(after) - lag)]
+        if score == "quality":
+            values = [rater.quality(basis, entries(rs, u)) + uncertainty_weight
+                      * sum(basis[b].sigma if b in basis else DEFAULT_SIGMA for b in set(u)) for u in ups]
+        else:
+            values = [schedule.lineup_doubt(basis, u, table, Rating()) for u in ups]
+        order = schedule.adaptive_order(values, counts, round_games // 2, floor)
+        for i in order:
+            counts[i] += 1
         for _, _, _, deck, seats in schedule.plan(bots, rs, 4, len(order) * 2, seed, first_match=match,
-                                                  lineup_order=order):
+                                                  lineup_order=[ups[i] for i in order]):
             one(deck, tuple(seats))
+        after.append(dict(ratings))
         match += len(order)
     return ratings, marks, cpu
 
@@ -229,16 +241,65 @@ def ranking(a) -> dict:
         per_game = statistics.median(cpus)
         res[mode] = {"games": g, "seconds": None if g is None else g * per_game, "s_per_game": per_game,
                      "right_at_end": sum(m[-1][1] for m in marks) / len(marks)}
+    if a.wallclock:
+        print(f"wall clock: {a.wallclock} real arena runs of {a.arena_games} games per mode (median games/s)")
+        for mode, rate in wallclock(list(res), a.arena_games, a.deal_cap, a.wallclock).items():
+            res[mode]["arena_rate"] = rate
+            res[mode]["seconds"] = None if res[mode]["games"] is None else res[mode]["games"] / rate
     base = res.get("naive", {})
-    print(f"{'mode':9} {'games to 80%':>12} {'cpu s':>7} {'vs naive games':>15} {'vs naive s':>11} {'right at end':>13}")
+    what = "arena s" if a.wallclock else "cpu s"
+    print(f"{'mode':9} {'games to 80%':>12} {what:>8} {'vs naive games':>15} {'vs naive s':>11} {'right at end':>13}")
     for mode, r in res.items():
         rg = (r["games"] / base["games"]) if r["games"] and base.get("games") else None
         rsec = (r["seconds"] / base["seconds"]) if r["seconds"] and base.get("seconds") else None
         r["ratio_games"], r["ratio_seconds"] = rg, rsec
         print(f"{mode:9} {r['games'] if r['games'] else '>' + str(a.max_games):>12} "
-              f"{r['seconds'] or float('nan'):7.2f} {rg or float('nan'):15.2f} {rsec or float('nan'):11.2f} "
+              f"{r['seconds'] or float('nan'):8.2f} {rg or float('nan'):15.2f} {rsec or float('nan'):11.2f} "
               f"{100 * r['right_at_end']:12.0f}%")
     return res
+
+
+# ----------------------------------------------------------------------------- wall clock through the arena
+ARENA_MODES = {  # how each mode runs in `pepper arena run` (naive: no arena mode draws line-ups at random, but a
+    # planned run without duplicate deals keeps as many games in flight, which is what its speed depends on)
+    "mirrored": {}, "mixed": {"lineup": "mixed"}, "adaptive": {"adaptive": True}, "naive": {"duplicate": False}}
+
+
+def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> float:
+    """Games per second of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
+    of ``mode``'s configuration, iowa cut to ``deal_cap`` deals."""
+    import asyncio
+    import tempfile
+
+    from arena.store import Store
+    from arena.tournament import Arena, RunConfig
+
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as d:
+        rules = Path(d) / "cut.toml"
+        rules.write_text(f'name = "iowa-cut"\nextends = "iowa"\ndeal_cap = {deal_cap}\n')
+        st = Store(Path(d) / "bench.db")
+        names = list(ladder())
+        for n in names:
+            st.add_bot(n, "command", command="{python} -m sample_bots heuristic", cwd=str(root))
+        cfg = RunConfig(ruleset=str(rules), games=games, seed=seed, bots=names, db=str(Path(d) / "bench.db"),
+                        log_dir=str(Path(d) / "logs"), **ARENA_MODES[mode])
+        t0 = time.perf_counter()
+        _, prog = asyncio.run(Arena(cfg, st).run())
+        dt = time.perf_counter() - t0
+        st.close()
+    return prog.done / dt
+
+
+def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[str, float]:
+    """The median games per second of each mode's arena runs, ``runs`` each, interleaved (the machine's load
+    drifts)."""
+    rates: dict[str, list[float]] = {m: [] for m in modes}
+    for k in range(runs):
+        for m in modes:
+            rates[m].append(arena_rate(m, games, deal_cap, seed=k + 1))
+            print(f"  arena run {k + 1}/{runs}, {m}: {rates[m][-1]:.1f} games/s", flush=True)
+    return {m: statistics.median(r) for m, r in rates.items()}
 
 
 def verify(a) -> dict:
@@ -264,6 +325,10 @@ def main(argv=None) -> int:
                     help=f"adaptive: the weight of the line-up's sigmas in its score (the arena's: {UNCERTAINTY_WEIGHT})")
     ap.add_argument("--rates", type=lambda t: tuple(float(x) for x in t.split(",")), default=RATES,
                     help="the ladder's rates of random play, comma-separated (default 0,0.2,0.4,0.6,0.8)")
+    ap.add_argument("--wallclock", type=int, default=0, metavar="RUNS",
+                    help="ranking: time each mode by RUNS real arena runs (`pepper arena run`'s Arena: referee, bot "
+                         "processes) and report arena seconds instead of CPU seconds")
+    ap.add_argument("--arena-games", type=int, default=480, help="--wallclock: games per arena run")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
     a = ap.parse_args(argv)
     if a.what == "verify" and a.games == 800:

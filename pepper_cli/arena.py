@@ -36,7 +36,11 @@ def arena_run(
     seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
     lineup: Annotated[str, typer.Option(help="mirrored (each team one bot) or mixed partnerships.")] = "mirrored",
     duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="Replay each deck with seats rotated.")] = True,
-    adaptive: Annotated[bool, typer.Option("--adaptive", help="Pick line-ups by TrueSkill match quality and uncertainty.")] = False,
+    adaptive: Annotated[bool, typer.Option("--adaptive", help="Plan in rounds, each on the ratings so far: most games "
+                                           "to the bots whose order is most in doubt.")] = False,
+    until_confident: Annotated[bool, typer.Option(
+        "--until-confident", help="With --adaptive: stop once every adjacent pair of the table is significantly apart "
+        "(95%), or at --games (the cap).")] = False,
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
     referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
     control_token: Annotated[str | None, typer.Option(
@@ -90,6 +94,9 @@ def arena_run(
                     time_bank_ms=time_bank_ms, listen=listen,
                     db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced, sandbox=sandbox)
     cfg.deals = str(deals) if deals else None
+    if until_confident and not adaptive:
+        _fail("--until-confident stops between the rounds of an adaptive run: add --adaptive")
+    cfg.until_confident = until_confident
     try:
         rs = cfg.ruleset_obj()
         cfg.resolved_players()
@@ -122,6 +129,10 @@ def arena_run(
              f"list them with `pepper arena games{_db_flag(db)}`") if n else ""
     out = f"; withdrawn: {', '.join(prog.withdrawn)}, {prog.not_played} games not played" if prog.withdrawn else ""
     typer.echo(f"run {run_id}: {prog.done}/{prog.total} games in {time.time() - t0:.1f}s ({prog.faults} faults{out}){where}")
+    if until_confident:
+        typer.echo(f"stopped: {prog.stopped}" if prog.stopped else
+                   f"stopped: reached the cap, --games {games}, before every adjacent pair was significantly apart"
+                   if not prog.withdrawn else "stopped: a bot was withdrawn (see above); run the same command to resume")
     _print_table(st, cfg.pool().key, wide)
 
 

@@ -1,0 +1,49 @@
+"""Adaptive rounds (issue 13, item 5): the order-doubt score of a line-up, and a round's matches shared by score
+above a floor of matches per line-up, hand-computed."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arena.ratings import Rating
+from arena.schedule import adaptive_order, lineup_doubt, opposed_pairs, order_doubt
+from referee.rules import get_ruleset
+
+IOWA = get_ruleset("iowa").table(4)
+
+
+def test_order_doubt_is_the_chance_the_ratings_have_a_pair_the_wrong_way_round():
+    r = {"a": Rating(30, 3), "b": Rating(26, 4)}
+    # |30 - 26| / sqrt(9 + 16) = 0.8 standard deviations: Phi(-0.8)
+    assert order_doubt(r, "a", "b", Rating()) == pytest.approx(0.211855, abs=1e-6)
+    assert order_doubt(r, "b", "a", Rating()) == order_doubt(r, "a", "b", Rating())
+    assert order_doubt({}, "a", "b", Rating()) == 0.5                     # nothing tells them apart
+    assert order_doubt({"a": Rating(30, 0), "b": Rating(20, 0)}, "a", "b", Rating()) == 0.0
+
+
+def test_a_lineup_scores_the_mean_doubt_of_the_pairs_it_sets_against_each_other():
+    assert opposed_pairs(["a", "b", "a", "b"], IOWA) == [("a", "b")]
+    assert opposed_pairs(["a", "c", "b", "c"], IOWA) == [("a", "c"), ("b", "c")]   # a and b are partners
+    r = {"a": Rating(30, 3), "b": Rating(26, 4), "c": Rating(26, 4)}
+    want = (order_doubt(r, "a", "c", Rating()) + order_doubt(r, "b", "c", Rating())) / 2
+    assert lineup_doubt(r, ["a", "c", "b", "c"], IOWA, Rating()) == pytest.approx(want)
+    assert lineup_doubt(r, ["b", "c", "b", "c"], IOWA, Rating()) == 0.5   # equal ratings: a coin toss
+    ffa = get_ruleset("pepper-30").table(3)
+    assert opposed_pairs(["a", "b", "a"], ffa) == [("a", "b")]
+
+
+def test_a_round_lifts_lineups_to_their_floor_then_shares_the_rest_by_score():
+    # 10 matches so far, 10 more this round: a floor of 0.25 * 20 / 2 = 2.5 matches each (whole ones: 2).
+    assert adaptive_order([1.0, 0.0], [10, 0], 10, floor=0.25) == [1, 1] + [0] * 8
+    # No floor: D'Hondt on 3 : 1 gives the first 3 of every 4 picks.
+    assert adaptive_order([0.75, 0.25], [0, 0], 8, floor=0) == [0, 0, 0, 1, 0, 0, 0, 1]
+    # Equal scores, nothing played: a round robin from the first line-up.
+    assert adaptive_order([0.5] * 3, [0, 0, 0], 4) == [0, 1, 2, 0]
+    # Over a long run every line-up keeps its floor however low its score.
+    counts = [0, 0, 0]
+    for _ in range(30):
+        for i in adaptive_order([0.5, 0.5, 0.0], counts, 12):
+            counts[i] += 1
+    assert counts[2] >= math.floor(0.25 * sum(counts) / 3) and counts[0] > 3 * counts[2]

@@ -1,0 +1,56 @@
+"""`pepper arena run --adaptive --until-confident` as a real subprocess (real referee, bot processes, SQLite): it stops
+once every adjacent pair of the table is significantly apart, says why, and the same command again plays nothing
+more; with a cap too small to separate the bots it stops at the cap and says so."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SHORT = 'name = "short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick run
+pytestmark = pytest.mark.xdist_group("arena")
+RUN = ("run", "--ruleset", "short.toml", "--bots", "heuristic,random", "--adaptive", "--until-confident", "--quiet")
+
+
+def pepper(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    (tmp_path / "short.toml").write_text(SHORT)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | {"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([sys.executable, "-m", "pepper_cli", "arena", *args, "--db", str(tmp_path / "arena.db")],
+                          cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, env=env)
+
+
+def games(tmp_path: Path) -> int:
+    with sqlite3.connect(tmp_path / "arena.db") as c:
+        return c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+
+def test_until_confident_stops_once_the_table_is_separated_and_resumes_to_the_same_stop(tmp_path):
+    r = pepper(tmp_path, *RUN, "--games", "5000")
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"^stopped: every adjacent pair of the table is significantly apart \(95%\) after the first (\d+) "
+                  r"planned games \(heuristic > random\); the games planned after them are played too: (\d+) of the "
+                  r"--games 5000 cap$", r.stdout, re.M)
+    assert m, r.stdout
+    basis, planned = int(m[1]), int(m[2])
+    assert 0 < basis < planned < 5000 and games(tmp_path) == planned
+    # The table agrees: heuristic first, and not tied with random.
+    assert re.search(r"^ +1 +heuristic .*\n +2 +random ", r.stdout, re.M), r.stdout
+    again = pepper(tmp_path, *RUN, "--games", "5000")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"after the first {basis} planned games" in again.stdout and games(tmp_path) == planned
+
+
+def test_until_confident_stops_at_the_cap_and_needs_adaptive(tmp_path):
+    r = pepper(tmp_path, *RUN, "--games", "24")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "stopped: reached the cap, --games 24, before every adjacent pair was significantly apart" in r.stdout
+    assert games(tmp_path) == 24
+    bad = pepper(tmp_path, "run", "--ruleset", "short.toml", "--bots", "heuristic,random", "--until-confident")
+    assert bad.returncode == 2 and "--until-confident stops between the rounds of an adaptive run: add --adaptive" \
+        in bad.stdout + bad.stderr
