@@ -23,8 +23,9 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from arena.store import Store, StoreError
+from arena.store import browse as queries
 
-from . import data, queries
+from . import data
 from .charts import history_svg
 from .seat import HumanSeat
 

@@ -11,9 +11,9 @@ import math
 from arena.ratings import Pool
 from arena.stats import cross_table, label, table
 from arena.store import Store, StoredGame
+from arena.store import browse as queries
 from referee.rules import RulesError
 
-from . import queries
 from .replay import frames
 
 

@@ -14,8 +14,8 @@ from web_harness import GAMES, Server, hidden_cards, pepper
 
 from arena.stats import cross_table, table
 from arena.store import Store
+from arena.store.browse import twins
 from referee.rules import Game
-from web.queries import twins
 
 pytestmark = pytest.mark.xdist_group("web")
 CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")

@@ -84,7 +84,7 @@ def test_a_person_plays_a_seat_through_the_page_to_the_end_of_the_run(tmp_path, 
                 legal.first.click()
                 moves += 1
                 page.wait_for_timeout(100)
-        out, err = arena.communicate(timeout=30)
+        out, err = arena.communicate(timeout=60)
         assert arena.returncode == 0, err
     finally:
         stop(arena)

@@ -1,9 +1,6 @@
-"""Read-only queries the arena's :class:`~arena.store.Store` does not offer (yet): games by run, version and
-status, and each game's duplicate twins.
-
-These belong in ``arena/store/`` beside the rest of the store's SQL; they live here until they move there
-(the arena package was being changed by other work when the web was added). They only read, over the store's
-own connection, and use the tables as migration 4 left them.
+"""Read-only queries for browsing a store (``pepper web``): games by run, version and status, each game's
+duplicate twins, runs, fault examples, latency distributions, what changed. They only read, over the store's
+own connection; the store's SQL stays in ``arena/store/``.
 
 Duplicate twins: a run's plan (``planned_games``) puts the games of one *match* (one line-up on one deck
 seed, seats rotated: :mod:`arena.schedule`) under one ``match`` number; a stored game knows its run and its
@@ -14,7 +11,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from arena.store import Store, StoredGame
+from .rows import StoredGame
+from .store import Store
 
 
 class GameFilter(NamedTuple):
