@@ -57,7 +57,9 @@ def test_two_steady_streams_of_empty_batches_are_dropped_and_barred(tmp_path):
     for out in outs:
         conns = out["connections"]
         assert any(c["notices"].get("NOTICE_CODE_RATE_LIMITED") for c in conns), conns[:3]
-        # Reconnecting does not refill the budget: the bot is refused for a while (IDLE_PENALTY_S).
-        assert len(conns) > 1 and conns[-1]["end"] == "RESOURCE_EXHAUSTED", conns[-3:]
+        # Reconnecting does not refill the budget: the bot is refused for a while (IDLE_PENALTY_S). (Not
+        # necessarily its last connection: on a slow machine the flood may end just after a later drop.)
+        first = next(i for i, c in enumerate(conns) if c["notices"].get("NOTICE_CODE_RATE_LIMITED"))
+        assert any(c["end"] == "RESOURCE_EXHAUSTED" for c in conns[first + 1:]), conns[first:first + 3]
         print(f"attacker: {len(conns)} connections, {sum(c['sent'] for c in conns)} messages sent")
     assert d <= 2 * b + NOISE_MS, (b, d)
