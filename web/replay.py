@@ -1,8 +1,9 @@
 """A stored game as the replay viewer's frames, replayed on the rules engine.
 
 Frame ``k`` is the table after the first ``k`` actions of the record: each seat's hand, the auction, the
-contract, the trick on the table and the last one taken, tricks won, the scores, and the lines of what
-happened since frame ``k - 1``. With ``seat`` given, a frame holds exactly what that seat knew then and
+contract, the trick on the table and the last one taken, tricks won, the scores, the lines of what
+happened since frame ``k - 1``, and how long its seat took over action ``k`` (``ms``; None where the
+referee played it) with any fault that fell on it. With ``seat`` given, a frame holds exactly what that seat knew then and
 nothing else: its hand and private cards from :meth:`Game.view`, its lines from :meth:`Game.events_for`
 (the engine decides hidden information; this module never filters cards itself), so a browser showing one
 seat's view never receives another seat's cards. Without ``seat`` (the "all hands" view of a finished game),
@@ -101,11 +102,19 @@ def frames(record: dict, names: list[str], seat: int | None = None) -> dict:
     t = g.table
     out = [_frame(g, viewers, 0, names, seat)]
     seen = g.event_count
-    for text in actions:
+    # What the referee added to the record (docs/protocol.md, "The control service"): each decision's time,
+    # null where the referee played it, and the action each fault fell on. Records from before have neither.
+    times = record.get("decision_ms") or []
+    faults: dict[int, list[str]] = {}
+    for index, fault_seat, kind in record.get("fault_steps") or []:
+        faults.setdefault(index, []).append(f"{names[fault_seat]} (seat {fault_seat}): {kind}, the referee played for it")
+    for i, text in enumerate(actions):
         acting = g.to_act
         g.apply(text)
         f = _frame(g, viewers, seen, names, seat)
         f["actor"] = acting
+        f["ms"] = times[i] if i < len(times) else None
+        f["faults"] = faults.get(i, [])
         out.append(f)
         seen = g.event_count
     return {

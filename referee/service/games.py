@@ -111,6 +111,12 @@ class GameRun:
         self.public_faults: list[FaultInfo] = []   # the same, as shown while the game runs (see fault)
         self.pending: Pending | None = None
         self.decisions = 0
+        # Per action of the record, the ms its seat spent deciding it, or -1 where the referee played it
+        # (a forced move, a fallback after a fault, a lost connection's seat); and where each listed fault fell.
+        # Both go into the record (record_times), for replays that show each decision's time.
+        self.times = array("f")
+        self._ms = -1.0
+        self.fault_steps: list[tuple[int, int, str]] = []   # (action index, seat, fault kind)
         self.watchers: list[asyncio.Queue] = []
         self.spec_cursor = 0
         self.winners: tuple[int, ...] = ()
@@ -183,6 +189,7 @@ class GameRun:
                 # Fallback play, or a move every seat can tell is forced, played without a round trip.
                 g.apply(legal[0])
                 self.decisions += 1
+                self.times.append(-1.0)
                 continue
             rid = self.next_rid()
             deadline = sr.deadline_ms
@@ -258,12 +265,15 @@ class GameRun:
             if len(sr.fallback_details) < MAX_FALLBACK_DETAILS:
                 sr.fallback_details.append(f"{wire.fallback_name(ans.fallback)}: {quote(ans.fallback_detail)}")
         self.pending = None
+        self._ms = spent_ms
         self._apply(action)
 
     def _apply(self, action: int) -> None:
         try:
             self.game.apply(action)
             self.decisions += 1
+            self.times.append(self._ms)
+            self._ms = -1.0
             self.advance()
         except Exception as e:  # an engine or conversion bug must not take the server down
             log.exception("game %s: internal error after %s", self.id, action)
@@ -312,6 +322,7 @@ class GameRun:
         f = FaultInfo(seat, kind, rid, g.deal_number, detail, verdict, fallback)
         if len(self.faults) < MAX_FAULTS_LISTED:   # a result stays bounded however many faults a seat commits
             self.faults.append(f)
+            self.fault_steps.append((len(g.history), seat, kind.value))
             self.public_faults.append(f._replace(detail=public, fallback_action=public_fallback(fallback)))
         if sr.conn is not None and kind is not FaultKind.DISCONNECT and p is not None:
             sr.conn.push(wire.messages.fault_notice_frame(
@@ -380,8 +391,18 @@ class GameRun:
             reason=self.reason, deals=len(g.deals), duration_s=end - self.started,
             faults=self.faults if over else self.public_faults, decisions=self.decisions,
             seed=self.seed if over else None,
-            record_json=json.dumps(g.record()) if over and full else "",
+            record_json=json.dumps(self.record()) if over and full else "",
             full_state_json=json.dumps(g.full_state()) if over and full else "")
+
+    def record(self) -> dict:
+        """The engine's record of the game, with what only the referee knows (docs/protocol.md, "The control
+        service"): ``decision_ms``, per action, the ms its seat spent on it (null where the referee played it:
+        a forced move, a fallback, a lost connection's seat); ``fault_steps``, per listed fault, the index of the
+        action it fell on, the seat and the fault kind. A replay ignores both."""
+        rec = self.game.record()
+        rec["decision_ms"] = [None if t < 0 else round(t, 2) for t in self.times]
+        rec["fault_steps"] = [list(f) for f in self.fault_steps]
+        return rec
 
     def _release(self) -> None:
         """The game is over: keep its final result (strings and small tuples) and let the engine's state, the
@@ -391,6 +412,7 @@ class GameRun:
         self.final = info._replace(record_json="", full_state_json="")
         self.game = self.enc = None     # type: ignore[assignment]  (read through self.final from now on)
         self.public_faults = []
+        self.times = array("f")
         for sr in self.seats:
             sr.conn, sr.latencies = None, array("d")
 

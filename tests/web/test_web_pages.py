@@ -111,7 +111,12 @@ def test_a_replay_steps_to_the_end_and_shows_the_stored_score(server, arena_db, 
     assert "(final)" in page.locator("#step-label").inner_text()
     assert "Game over" in page.locator("#lines").inner_text()
     page.keyboard.press("Home")
-    page.keyboard.press("ArrowRight")   # the first bid: every hand on the table
+    page.keyboard.press("ArrowRight")   # the first bid: every hand on the table, and how long it took
+    timing, want = page.locator("#lines li.timing").inner_text(), record["decision_ms"][0]
+    if want is None:
+        assert "played by the referee" in timing, timing
+    else:
+        assert float(timing.rsplit(" took ", 1)[1].removesuffix(" ms")) == pytest.approx(want), timing
     first = Game.from_record({**record, "actions": record["actions"][:1]}, verify=False)
     for s in range(4):
         shown = page.locator(f"#table .seat[data-seat='{s}'] .hand .card").evaluate_all("es => es.map(e => e.dataset.card)")

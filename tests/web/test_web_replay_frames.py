@@ -54,3 +54,15 @@ def test_frames_follow_the_game_and_hide_what_each_seat_did_not_see(name, player
 def test_a_seat_that_is_not_at_the_table_is_refused():
     with pytest.raises(ValueError, match="no seat 4 at a 4-player table"):
         frames(played("iowa", 4), ["a"] * 4, 4)
+
+
+def test_each_step_shows_its_decision_time_and_faults_from_the_record():
+    # The referee adds decision_ms and fault_steps to a game's record (tests/service/test_record_times.py);
+    # the frames carry them per action. A record without them (an older one) shows no time.
+    record = played("iowa", 4)
+    n = len(record["actions"])
+    timed = {**record, "decision_ms": [None if i % 3 == 0 else i / 4 for i in range(n)], "fault_steps": [[3, 2, "timeout"]]}
+    fs = frames(timed, ["a", "b", "c", "d"])["frames"]
+    assert [f["ms"] for f in fs[1:]] == timed["decision_ms"]
+    assert fs[4]["faults"] == ["c (seat 2): timeout, the referee played for it"] and not any(f["faults"] for f in fs[5:])
+    assert all(f["ms"] is None for f in frames(record, ["a", "b", "c", "d"])["frames"][1:])

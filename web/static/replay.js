@@ -51,7 +51,10 @@ function drawSide(f) {
   scores.replaceChildren(...rep.sides.map((name, t) => el("tr", {},
     el("th", {}, name), el("td", {class: "num score", dataset: {team: t}}, f.scores[t]))));
   document.getElementById("auction").replaceChildren(el("ol", {}, f.bids.map(([s, b]) => el("li", {}, `${rep.names[s]}: ${b}`))));
-  document.getElementById("lines").replaceChildren(...f.lines.map((t) => el("li", {}, t)));
+  const timing = f.actor === undefined ? [] : [el("li", {class: "timing"}, f.ms == null
+    ? `${seatName(f.actor)}: played by the referee (forced, or a fallback)` : `${seatName(f.actor)} took ${f.ms} ms`)];
+  document.getElementById("lines").replaceChildren(...f.lines.map((t) => el("li", {}, t)), ...timing,
+    ...(f.faults || []).map((t) => el("li", {class: "fault"}, "fault: " + t)));
 }
 
 function show(k) {
