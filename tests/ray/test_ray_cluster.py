@@ -228,3 +228,25 @@ def test_the_single_machine_arena_never_imports_ray(tmp_path):
             "import arena.distributed; assert 'ray' not in sys.modules, 'ray was imported by arena.distributed'")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_straggler_past_its_timeout_is_cancelled_and_played_again(cluster, tmp_path):
+    games = 4
+    db = _db(tmp_path, "ray.db")
+    # h3 hangs the first time it is started (before connecting: the match cannot end), and plays after that. Its
+    # sleep inherits the bot's parent-death signal, so cancelling the task ends it.
+    hang = f"if mkdir {tmp_path}/hung 2>/dev/null; then exec sleep 600; fi; exec {sys.executable} -m sample_bots heuristic"
+    out = _pepper(["bot", "register", "h3", "--command", f"sh -c '{hang}'", "--cwd", str(ROOT), "--db", str(db)],
+                  tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-timeout", "8"]
+    args[args.index("heuristic,h2")] = "heuristic,h3"
+    out = _pepper(args, tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "(a straggler): cancelled; submitted again" in out.stdout + out.stderr
+    assert max(_attempts(tmp_path).values()) >= 2, _attempts(tmp_path)
+    st = Store(db, read_only=True)
+    try:
+        assert sorted(g.idx for g in st._games("WHERE run_id = 1", ())) == list(range(games))
+    finally:
+        st.close()
