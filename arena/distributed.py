@@ -66,6 +66,7 @@ class MatchResult:
     node: str                                       # host name and pid of the worker that played it
     seconds: float                                  # the task's wall time
     setup_s: float                                  # of which before its first game: referee, bots, connections
+    round_trip_s: float = 0.0                       # from its submission to its result at the driver (set there)
 
 
 def match_id(run_id: int, match: int) -> str:
@@ -182,9 +183,12 @@ def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats:
 
 def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None] | None = None,
         notify: Callable[[str], None] | None = None, *, match_timeout_s: float = MATCH_TIMEOUT_S,
-        matches_per_task: int = MATCHES_PER_TASK, runtime_env: dict | None = None) -> tuple[int, Progress]:
+        matches_per_task: int = MATCHES_PER_TASK, runtime_env: dict | None = None,
+        on_match: Callable[[MatchResult], None] | None = None) -> tuple[int, Progress]:
     """Play every pending game of the run ``config`` describes as Ray tasks on the cluster at ``address``
-    (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. Returns (run id, progress)."""
+    (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. ``runtime_env``: Ray's, for every task
+    (a bot's files as ``working_dir``, say: docs/cluster.md). ``on_match``: called with each match's result as it
+    is committed. Returns (run id, progress)."""
     if config.adaptive:
         raise UsageError("--ray plays fixed schedules; --adaptive is not supported with --ray yet")
     if config.referee:
@@ -209,7 +213,7 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
         started_ray = _connect(ray, address, runtime_env)
         remote_play = ray.remote(play_match)
         progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
-                          match_timeout_s, max(1, matches_per_task))
+                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None))
         arena._rate_in_order(run_id, past_gaps=True)
         pending = store.pending(run_id)
         if not pending:
@@ -235,7 +239,7 @@ class _Task:
 
 
 def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           on_progress, notify, match_timeout_s: float, matches_per_task: int) -> Progress:
+           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match) -> Progress:
     total = store.planned_count(run_id)
     done = store.game_ids(run_id).count
     progress = Progress(total=total, done=done, resumed=done, faults=store.run_faults(run_id))
@@ -281,7 +285,10 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
                 continue  # not played: stays pending
             submit(task)
         progress.in_flight = sum(len(t.games) for t in flying.values())
-        ready, _ = ray.wait(list(flying), num_returns=1, timeout=POLL_S)
+        ready, rest = ray.wait(list(flying), num_returns=1, timeout=POLL_S)
+        if ready and rest:  # and every other match that has come back: committed together, one transaction
+            ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
+        back: list[MatchResult] = []
         for ref in ready:
             task = flying.pop(ref)
             try:
@@ -292,7 +299,12 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
             except ray.exceptions.RayError as e:        # its worker or node lost past Ray's retries, cancelled
                 again(task, f"lost ({type(e).__name__})")
                 continue
-            _commit(arena, store, run_id, res, progress, committed, notify)
+            res.round_trip_s = time.monotonic() - task.submitted
+            back.append(res)
+        if back:
+            commit(arena, store, run_id, back, progress, committed, notify)
+            for res in back:
+                on_match(res)
         now = time.monotonic()
         for ref, task in list(flying.items()):
             if now - task.submitted > match_timeout_s:
@@ -306,17 +318,26 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
     return progress
 
 
-def _commit(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: Progress, committed: set[str],
-            notify) -> None:
-    """Store a match's games once (a duplicate is dropped), its crashes, and rate what is ready in plan order."""
-    ids = [match_id(run_id, m) for m in res.matches]
-    if all(i in committed for i in ids):
-        return  # a match that came back twice in this session
-    games = [dataclasses.replace(g, run_id=run_id) for g in res.games]
+def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], progress: Progress, committed: set[str],
+           notify: Callable[[str], None]) -> None:
+    """Store the games of the matches ``back`` once, in one transaction (a game already stored is dropped), their
+    crashes, and rate what is ready in plan order (one more transaction)."""
+    back = [r for r in back if not all(match_id(run_id, m) in committed for m in r.matches)]  # came back twice
+    games = [dataclasses.replace(g, run_id=run_id) for r in back for g in r.games]
     stored = store.record_games(games)
-    committed.update(ids)
+    committed.update(match_id(run_id, m) for r in back for m in r.matches)
     if stored < len(games):
-        notify(f"match {', '.join(ids)}: {len(games) - stored} game(s) already stored were dropped, not counted twice")
+        notify(f"{len(games) - stored} game(s) already stored were dropped, not counted twice")
+    progress.done += stored
+    progress.faults += sum(s.faults.illegal + s.faults.malformed + s.faults.timeout + s.faults.disconnect
+                           for g in games for s in g.seats)
+    for res in back:
+        _after(arena, store, run_id, res, progress, notify)
+    arena._rate_in_order(run_id)
+
+
+def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: Progress, notify) -> None:
+    """A match's crashes stored and its withdrawals noted."""
     for bot, code, replayed in res.crashes:
         store.record_crash(run_id, arena.pool, bot, (arena.versions or {}).get(bot, 1), code, replayed)
         progress.crashes += 1
@@ -326,10 +347,6 @@ def _commit(arena: Arena, store: Store, run_id: int, res: MatchResult, progress:
             arena._withdrawn[bot] = why
             notify(f"bot {bot!r} {why} (on {res.node}): it is withdrawn from this run; its matches not begun are not "
                    "played (run the same command again once it is fixed)")
-    progress.done += stored
-    progress.faults += sum(s.faults.illegal + s.faults.malformed + s.faults.timeout + s.faults.disconnect
-                           for g in games for s in g.seats)
-    arena._rate_in_order(run_id)
 
 
-__all__ = ["MATCHES_PER_TASK", "MATCH_TIMEOUT_S", "MatchResult", "match_id", "play_match", "run"]
+__all__ = ["MATCHES_PER_TASK", "MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run"]

@@ -675,12 +675,16 @@ class Arena:
         """Rate the run's stored games in plan order, each once every game planned before it is stored (or every
         stored one, ``past_gaps``: at the end of a session, past the games a withdrawn bot left unplayed), so that
         the same command and seed give the same ratings whatever order the games finished in."""
-        for g in self.store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below):
+        games = self.store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below)
+
+        def rate(g, current):
             seats = [s.bot for s in sorted(g.seats, key=lambda s: s.seat)]
-            entries, ranks = results.entries(self.table, seats), results.stored_ranks(g.seats, self.table)
-            self.store.rate_game(g, lambda current, e=entries, r=ranks: self.rater.rate(current, e, r))
+            return self.rater.rate(current, results.entries(self.table, seats), results.stored_ranks(g.seats, self.table))
+
+        if games:  # in one transaction
+            self.store.rate_games(games, rate)
             if not past_gaps:  # rated without a gap: every game before the next one is rated
-                self._rated_below = g.idx + 1
+                self._rated_below = games[-1].idx + 1
 
 
 def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress]:

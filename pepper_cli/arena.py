@@ -69,6 +69,8 @@ def arena_run(
                                             "HOST:PORT (docs/cluster.md; pip install -e '.[ray]').")] = None,
     ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds after which a "
                                                "match still running is cancelled and played again.")] = 600.0,
+    ray_matches: Annotated[int, typer.Option("--ray-matches", min=1, help="With --ray: matches per Ray task (more "
+                                             "spreads the start of a referee and the bots over more games).")] = 1,
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
@@ -117,7 +119,7 @@ def arena_run(
             if ray:  # only then is Ray imported (the single-machine arena never loads it)
                 from arena import distributed
                 run_id, prog = distributed.run(cfg, ray, on_progress=None if quiet else shown.update, notify=note,
-                                               match_timeout_s=ray_timeout)
+                                               match_timeout_s=ray_timeout, matches_per_task=ray_matches)
             else:
                 run_id, prog = run(cfg, on_progress=None if quiet else shown.update, notify=note)
         except UsageError as e:
