@@ -117,11 +117,26 @@ def shipped_files(config: RunConfig) -> dict[str, str]:
     return out
 
 
+def _shipped(bot: Bot, root: str | None) -> Bot:
+    """``bot`` with its directory found in this task's working directory when it was shipped there: a bot whose
+    cwd is ``root`` (the driver's ``--ray-working-dir``) or under it runs from the same place in the copy Ray
+    unpacked on this node (the task's cwd). Its files' digest is checked against the driver's all the same."""
+    if not root or not bot.cwd:
+        return bot
+    try:
+        rel = Path(bot.cwd).resolve().relative_to(root)
+    except ValueError:
+        return bot
+    return dataclasses.replace(bot, cwd=str(Path.cwd() / rel))
+
+
 def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], games: list[PlannedGame],
-               files: dict[str, str] | None = None) -> MatchResult:
+               files: dict[str, str] | None = None, shipped_root: str | None = None) -> MatchResult:
     """Play the planned ``games`` (one match or a few) on this node: a referee and the bots' processes of its own,
-    the single-machine tournament loop, a scratch store. ``files``: :func:`shipped_files`. The body of a Ray task;
+    the single-machine tournament loop, a scratch store. ``files``: :func:`shipped_files`; ``shipped_root``: the
+    driver's directory that Ray ships as the task's working directory (:func:`_shipped`). The body of a Ray task;
     callable without Ray too."""
+    bots = [_shipped(b, shipped_root) for b in bots]
     t0 = time.monotonic()
     first: list[float] = []
     node = f"{socket.gethostname()}:{os.getpid()}"
@@ -183,11 +198,12 @@ def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats:
 
 def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None] | None = None,
         notify: Callable[[str], None] | None = None, *, match_timeout_s: float = MATCH_TIMEOUT_S,
-        matches_per_task: int = MATCHES_PER_TASK, runtime_env: dict | None = None,
+        matches_per_task: int = MATCHES_PER_TASK, working_dir: str | None = None,
         on_match: Callable[[MatchResult], None] | None = None) -> tuple[int, Progress]:
     """Play every pending game of the run ``config`` describes as Ray tasks on the cluster at ``address``
-    (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. ``runtime_env``: Ray's, for every task
-    (a bot's files as ``working_dir``, say: docs/cluster.md). ``on_match``: called with each match's result as it
+    (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. ``working_dir``: a directory Ray ships
+    to every node as the tasks' working directory (Ray's runtime_env), where the bots registered with a cwd in it
+    run from (docs/cluster.md). ``on_match``: called with each match's result as it
     is committed. Returns (run id, progress)."""
     if config.adaptive:
         raise UsageError("--ray plays fixed schedules; --adaptive is not supported with --ray yet")
@@ -210,10 +226,11 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
                              "run them with the single-machine arena")
         names = [b.name for b in bots]
         by_name = {b.name: b for b in bots}
-        started_ray = _connect(ray, address, runtime_env)
+        root = str(Path(working_dir).resolve()) if working_dir else None
+        started_ray = _connect(ray, address, {"working_dir": root} if root else None)
         remote_play = ray.remote(play_match)
         progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
-                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None))
+                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None), root)
         arena._rate_in_order(run_id, past_gaps=True)
         pending = store.pending(run_id)
         if not pending:
@@ -239,7 +256,7 @@ class _Task:
 
 
 def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match) -> Progress:
+           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None) -> Progress:
     total = store.planned_count(run_id)
     done = store.game_ids(run_id).count
     progress = Progress(total=total, done=done, resumed=done, faults=store.run_faults(run_id))
@@ -263,7 +280,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         task.submitted = time.monotonic()
         ref = remote_play.options(num_cpus=task.cpus, max_retries=MAX_RETRIES, retry_exceptions=False,
                                   name=f"pepper match {task.ids[0]}").remote(
-            arena.cfg, [bots[n] for n in sorted({s for g in task.games for s in g.seats})], versions, task.games, files)
+            arena.cfg, [bots[n] for n in sorted({s for g in task.games for s in g.seats})], versions, task.games, files, root)
         flying[ref] = task
 
     def again(task: _Task, why: str) -> None:

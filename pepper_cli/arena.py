@@ -69,6 +69,9 @@ def arena_run(
                                             "HOST:PORT (docs/cluster.md; pip install -e '.[ray]').")] = None,
     ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds after which a "
                                                "match still running is cancelled and played again.")] = 600.0,
+    ray_working_dir: Annotated[Path | None, typer.Option("--ray-working-dir", metavar="DIR", help="With --ray: ship DIR "
+                                                         "to every node (Ray's working_dir); bots registered with a cwd "
+                                                         "in it run from the copy there.")] = None,
     ray_matches: Annotated[int, typer.Option("--ray-matches", min=1, help="With --ray: matches per Ray task (more "
                                              "spreads the start of a referee and the bots over more games).")] = 1,
 ) -> None:
@@ -119,7 +122,8 @@ def arena_run(
             if ray:  # only then is Ray imported (the single-machine arena never loads it)
                 from arena import distributed
                 run_id, prog = distributed.run(cfg, ray, on_progress=None if quiet else shown.update, notify=note,
-                                               match_timeout_s=ray_timeout, matches_per_task=ray_matches)
+                                               match_timeout_s=ray_timeout, matches_per_task=ray_matches,
+                                               working_dir=str(ray_working_dir) if ray_working_dir else None)
             else:
                 run_id, prog = run(cfg, on_progress=None if quiet else shown.update, notify=note)
         except UsageError as e:

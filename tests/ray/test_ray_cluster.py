@@ -250,3 +250,23 @@ def test_a_straggler_past_its_timeout_is_cancelled_and_played_again(cluster, tmp
         assert sorted(g.idx for g in st._games("WHERE run_id = 1", ())) == list(range(games))
     finally:
         st.close()
+
+
+def test_a_bot_shipped_as_the_working_dir_runs_from_the_copy_ray_unpacked_on_the_node(cluster, tmp_path):
+    games = 2
+    db = _db(tmp_path, "ray.db")
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "mybot.py").write_text("import os, sys\nprint('running in', os.getcwd(), file=sys.stderr, flush=True)\n"
+                                   "sys.argv[1:] = ['heuristic']\nfrom sample_bots.__main__ import main\nmain()\n")
+    out = _pepper(["bot", "register", "shipped", "--command", "{python} mybot.py", "--cwd", str(bots), "--db", str(db)],
+                  tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-working-dir", str(bots)]
+    args[args.index("heuristic,h2")] = "h2,shipped"
+    out = _pepper(args, tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    log = (tmp_path / "arena-logs" / "match-0" / "bot-shipped.log").read_text()
+    ran_in = log.split("running in ", 1)[1].split()[0]
+    assert Path(ran_in) != bots and (Path(ran_in) / "mybot.py").read_text() == (bots / "mybot.py").read_text(), ran_in
+    assert f"{games}/{games} games" in out.stdout
