@@ -215,7 +215,8 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
         raise UsageError("--ray needs Ray: pip install -e '.[ray]' (docs/cluster.md)") from None
     notify = notify or (lambda msg: None)
     on_progress = on_progress or (lambda p: None)
-    config = dataclasses.replace(config, log_dir=str(Path(config.log_dir).resolve()))
+    # Each match's referee gets a control token of its own, made on its node: none travels.
+    config = dataclasses.replace(config, log_dir=str(Path(config.log_dir).resolve()), control_token=None)
     store = Store(config.db)
     started_ray = False
     try:
