@@ -66,7 +66,7 @@ def arena_run(
                                               "network (docs/sandbox.md; `make images` first).")] = "none",
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches as Ray tasks across a "
                                             "cluster: auto (the cluster this machine is in), local (start one here) or "
-                                            "HOST:PORT (docs/cluster.md; pip install -e '.[ray]').")] = None,
+                                            "HOST:PORT (docs/cluster.md; needs Ray: the ray extra).")] = None,
     ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds after which a "
                                                "match still running is cancelled and played again.")] = 600.0,
     ray_working_dir: Annotated[Path | None, typer.Option("--ray-working-dir", metavar="DIR", help="With --ray: ship DIR "

@@ -270,3 +270,11 @@ def test_a_bot_shipped_as_the_working_dir_runs_from_the_copy_ray_unpacked_on_the
     ran_in = log.split("running in ", 1)[1].split()[0]
     assert Path(ran_in) != bots and (Path(ran_in) / "mybot.py").read_text() == (bots / "mybot.py").read_text(), ran_in
     assert f"{games}/{games} games" in out.stdout
+
+
+def test_ray_with_an_adaptive_schedule_is_refused_with_a_clear_error_before_anything_starts(tmp_path):
+    db = _db(tmp_path, "ray.db")
+    out = _pepper([*_run_args(db, 4), "--adaptive", "--ray", "local"], tmp_path, timeout=60)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "--adaptive is not supported with --ray" in out.stdout + out.stderr
+    assert "Started a local Ray instance" not in out.stderr
