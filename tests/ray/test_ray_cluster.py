@@ -38,8 +38,11 @@ RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "disabled"
 def cluster():
     saved = {k: os.environ.get(k) for k in RAY_ENV}
     os.environ.update(RAY_ENV)
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False,
-                                                      "node_ip_address": "127.0.0.1"})
+    # A dead node is noticed after 3 missed health checks 0.5 s apart (Ray's default: about 30 s).
+    c = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 0, "include_dashboard": False, "node_ip_address": "127.0.0.1",
+        "_system_config": {"health_check_period_ms": 500, "health_check_timeout_ms": 1000,
+                           "health_check_failure_threshold": 3}})
     workers = [c.add_node(num_cpus=2, node_ip_address="127.0.0.1") for _ in range(2)]
     c.wait_for_nodes()
     c.workers = workers
