@@ -105,6 +105,14 @@ class _MatchArena(Arena):
     def _rate_in_order(self, run_id, *, past_gaps=False):
         pass  # the driver rates, in the whole run's plan order
 
+    def _withdraw(self, name, why, log=None):
+        # A match has only its line-up's bots, so one withdrawn leaves too few to play it: its games are not
+        # played (they stay pending) and the driver withdraws the bot from the run; the other matches play on.
+        try:
+            super()._withdraw(name, why, log)
+        except ArenaError:
+            pass
+
 
 def shipped_files(config: RunConfig) -> dict[str, str]:
     """The run's own files a node needs, by what they are (``ruleset``, ``deals``): their text travels with each task,

@@ -281,3 +281,22 @@ def test_ray_with_an_adaptive_schedule_is_refused_with_a_clear_error_before_anyt
     assert out.returncode == 2, out.stdout + out.stderr
     assert "--adaptive is not supported with --ray" in out.stdout + out.stderr
     assert "Started a local Ray instance" not in out.stderr
+
+
+def test_a_broken_bot_is_withdrawn_and_the_other_matches_play_on(cluster, tmp_path):
+    db = _db(tmp_path, "ray.db")
+    out = _pepper(["bot", "register", "broken", "--command", "/nonexistent/bot", "--db", str(db)], tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, 6), "--ray", cluster.address]
+    args[args.index("heuristic,h2")] = "heuristic,h2,broken"
+    out = _pepper(args, tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "bot 'broken' cannot be started" in out.stdout + out.stderr
+    st = Store(db, read_only=True)
+    try:
+        stored = st._games("WHERE run_id = 1", ())
+        pending = st.pending(1)
+        assert stored and all("broken" not in g.bots for g in stored)
+        assert pending and all("broken" in p.seats for p in pending)   # not played: the same command plays them
+    finally:
+        st.close()
