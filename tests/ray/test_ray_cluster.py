@@ -300,3 +300,32 @@ def test_a_broken_bot_is_withdrawn_and_the_other_matches_play_on(cluster, tmp_pa
         assert pending and all("broken" in p.seats for p in pending)   # not played: the same command plays them
     finally:
         st.close()
+
+
+def test_a_match_that_comes_back_twice_is_committed_and_rated_once(tmp_path):
+    """The task's body without Ray (play_match), and the driver's commit of its result twice: once by the session
+    that got it, once more as a later session would (a retried match whose first attempt also came back)."""
+    from arena.config import RunConfig
+    from arena.distributed import commit, play_match, shipped_files
+    from arena.tournament import Arena, Progress
+
+    db = _db(tmp_path, "driver.db")
+    cfg = RunConfig(ruleset=str(tmp_path / "short.toml"), players=2, games=4, seed=5, bots=["heuristic", "h2"],
+                    db=str(db), log_dir=str(tmp_path / "logs"), tau=0.0)
+    st = Store(db)
+    try:
+        arena = Arena(cfg, st)
+        run_id, bots = arena.open_run()
+        match0 = [g for g in st.pending(run_id) if g.match == 0]
+        res = play_match(cfg, bots, arena.versions, match0, shipped_files(cfg))
+        assert [g.idx for g in res.games] == [g.idx for g in match0] and len(match0) == 2
+        notes: list[str] = []
+        progress = Progress(total=4)
+        commit(arena, st, run_id, [res], progress, set(), notes.append)
+        commit(arena, st, run_id, [res], progress, set(), notes.append)
+        assert progress.done == 2 and st.game_ids(run_id).count == 2
+        assert notes == ["2 game(s) already stored were dropped, not counted twice"]
+        rated = st.db.execute("SELECT COUNT(DISTINCT game_id), COUNT(*) FROM rating_history").fetchone()
+        assert rated == (2, 4)   # each game rated once, for each of its 2 bots
+    finally:
+        st.close()
