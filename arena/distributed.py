@@ -158,7 +158,7 @@ def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], gam
             if "deals.txt" in (files or {}):
                 config = dataclasses.replace(config, deals=str(Path(tmp) / "deals.txt"))
             for b in bots:
-                store.add_bot(b.name, b.kind, command=b.command, cwd=b.cwd, env=b.env, processes=b.processes,
+                store.add_bot(b.name, b.kind, command=b.command, cwd=b.cwd, env=b.env, processes=b.processes, sample=b.sample,
                               files=b.files, digest=b.digest, deadline_ms=b.deadline_ms, time_bank_ms=b.time_bank_ms,
                               image=b.image, limits=b.limits)
             matches = sorted({g.match for g in games})
@@ -190,8 +190,8 @@ def _connect(ray, address: str, runtime_env: dict | None) -> bool:
     if ray.is_initialized():
         return False
     kw = {"runtime_env": runtime_env} if runtime_env else {}
-    if address == "local":
-        ray.init(include_dashboard=False, log_to_driver=False, **kw)
+    if address == "local":  # a new instance, even where a cluster runs on this machine (ray.init() would join it)
+        ray.init(address="local", include_dashboard=False, log_to_driver=False, **kw)
     else:
         ray.init(address=address, log_to_driver=False, **kw)
     return True
