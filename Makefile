@@ -37,7 +37,7 @@ $(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 	@touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME) $(SDK_STAMP)
-	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev,research]'
+	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev,research,ray]'
 	@touch $(STAMP)
 
 # The Node.js sample bot's packages, where node is installed (the arena skips it otherwise).

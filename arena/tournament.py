@@ -177,6 +177,7 @@ class Arena:
         self._flying: set[int] = set()            # plan indexes of the games in flight (see _rate_in_order)
         self._rated_below = 0                      # every planned game below this index is rated
         self.deals: list[deals.Deal] | None = None  # --deals: the deal set the matches are dealt from
+        self.plan: schedule.Plan | None = None     # a given plan instead of the config's (see open_run)
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -207,7 +208,10 @@ class Arena:
                 raise UsageError(str(e)) from None
         return [registered[n] for n in dict.fromkeys(names)]
 
-    async def run(self) -> tuple[int, Progress]:
+    def open_run(self) -> tuple[int, list[Bot]]:
+        """Check the run, settle its bots' versions, and find or create it with its plan (``plan``, when set:
+        that plan instead of the config's, as a match played on a cluster node; see :mod:`arena.distributed`).
+        Returns (run id, its bots); starts nothing."""
         bots = registry.current_versions(self.store, self.check(), self.notify)
         names = [b.name for b in bots]
         self.versions = {b.name: b.version for b in bots}
@@ -215,10 +219,15 @@ class Arena:
         key = self.cfg.run_key(names)
         if self.deals:  # the deals themselves, not the file's name: a changed file is a new run
             key["deals"] = deals.key(self.deals)
-        plan = [] if self.cfg.adaptive else schedule.plan(
+        plan = self.plan if self.plan is not None else [] if self.cfg.adaptive else schedule.plan(
             names, self.rs, self.players, self.cfg.games, self.cfg.seed,
             mode=self.cfg.lineup, duplicate=self.cfg.duplicate, deal_seeds=self._deal_seeds())
         run_id, _resumed = self.store.find_or_create_run(key, plan)
+        return run_id, bots
+
+    async def run(self) -> tuple[int, Progress]:
+        run_id, bots = self.open_run()
+        names = [b.name for b in bots]
         log_dir = Path(self.cfg.log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
         ref = None
@@ -711,12 +720,16 @@ class Arena:
         """Rate the run's stored games in plan order, each once every game planned before it is stored (or every
         stored one, ``past_gaps``: at the end of a session, past the games a withdrawn bot left unplayed), so that
         the same command and seed give the same ratings whatever order the games finished in."""
-        for g in self.store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below):
+        games = self.store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below)
+
+        def rate(g, current):
             seats = [s.bot for s in sorted(g.seats, key=lambda s: s.seat)]
-            entries, ranks = results.entries(self.table, seats), results.stored_ranks(g.seats, self.table)
-            self.store.rate_game(g, lambda current, e=entries, r=ranks: self.rater.rate(current, e, r))
+            return self.rater.rate(current, results.entries(self.table, seats), results.stored_ranks(g.seats, self.table))
+
+        if games:  # in one transaction
+            self.store.rate_games(games, rate)
             if not past_gaps:  # rated without a gap: every game before the next one is rated
-                self._rated_below = g.idx + 1
+                self._rated_below = games[-1].idx + 1
 
 
 def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress]:

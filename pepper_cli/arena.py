@@ -68,6 +68,16 @@ def arena_run(
     wide: WideOption = False,
     sandbox: Annotated[str, typer.Option(help="none, or docker: every command bot in a container with limits and no "
                                               "network (docs/sandbox.md; `make images` first).")] = "none",
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches as Ray tasks across a "
+                                            "cluster: auto (the cluster this machine is in), local (start one here) or "
+                                            "HOST:PORT (docs/cluster.md; needs Ray: the ray extra).")] = None,
+    ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds after which a "
+                                               "match still running is cancelled and played again.")] = 600.0,
+    ray_working_dir: Annotated[Path | None, typer.Option("--ray-working-dir", metavar="DIR", help="With --ray: ship DIR "
+                                                         "to every node (Ray's working_dir); bots registered with a cwd "
+                                                         "in it run from the copy there.")] = None,
+    ray_matches: Annotated[int, typer.Option("--ray-matches", min=1, help="With --ray: matches per Ray task (more "
+                                             "spreads the start of a referee and the bots over more games).")] = 1,
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
@@ -116,7 +126,13 @@ def arena_run(
     shown = _BarProgress(label, quiet) if Console().is_terminal else _PlainProgress(label, progress_every, quiet)
     with shown.active() as note:
         try:
-            run_id, prog = run(cfg, on_progress=None if quiet else shown.update, notify=note)
+            if ray:  # only then is Ray imported (the single-machine arena never loads it)
+                from arena import distributed
+                run_id, prog = distributed.run(cfg, ray, on_progress=None if quiet else shown.update, notify=note,
+                                               match_timeout_s=ray_timeout, matches_per_task=ray_matches,
+                                               working_dir=str(ray_working_dir) if ray_working_dir else None)
+            else:
+                run_id, prog = run(cfg, on_progress=None if quiet else shown.update, notify=note)
         except UsageError as e:
             _fail(str(e))
         except (ArenaError, StoreError) as e:  # a bot that stays down, the referee, the database: resumable

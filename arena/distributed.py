@@ -1,0 +1,378 @@
+"""One tournament across many machines, on Ray (``pepper arena run --ray ADDRESS``; docs/cluster.md).
+
+The driver (the machine that runs the command) opens the run as the single-machine arena does (its plan stored
+first, see :meth:`arena.tournament.Arena.open_run`), splits the planned games still to play into matches (a
+duplicate block each, ``planned_games.match``) and runs each as a Ray task. A task (:func:`play_match`) plays
+its match with the single-machine tournament loop itself: an :class:`~arena.tournament.Arena` on a scratch store
+that holds just that match's plan, with its own referee and the match's bots as local processes (or in the Docker
+sandbox) on the task's node, and returns the finished games (results, records, each seat's decision timings) and
+the bot crashes it saw. So the crash policy, withdrawals and time controls are the same code on one machine and
+on a thousand.
+
+The driver is the only writer of the SQLite store. It commits each match's games in one transaction under their
+plan indexes (:meth:`arena.store.Store.record_games`: a game already stored is dropped, so a match that comes
+back twice is counted once) and rates the stored games in plan order, as the single-machine arena does: the same
+command and seed give the same table, however the matches were spread over the nodes.
+
+Faults. A task whose node dies is retried by Ray on another node (``max_retries``); one that raises is
+resubmitted by the driver a few times; one that runs past ``match_timeout_s`` (a straggler) is cancelled (its
+worker, referee and bots killed) and resubmitted. A killed driver loses nothing that was committed: the same
+command finds the run by its key and resubmits the matches with games still pending (Ray cancels the tasks of a
+driver that died).
+
+This module imports Ray only inside :func:`run`: the single-machine arena never loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import socket
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.rules import BUILTIN_RULESETS
+
+from .config import RunConfig
+from .errors import ArenaError, UsageError
+from .results import new_game
+from .store import Bot, BotKind, NewGame, PlannedGame, Store
+from .tournament import Arena, Progress
+
+# Ray's own retries of a match whose worker or node died (system failures), and the driver's resubmissions of a
+# match whose task failed otherwise (an error raised in it, a straggler cancelled): both before the run stops.
+MAX_RETRIES = 3
+MAX_RESUBMITS = 3
+# Matches a task plays: one duplicate block each by default (the unit a lost node costs).
+MATCHES_PER_TASK = 1
+# A match still running this long after it was submitted is a straggler: cancelled and requeued.
+MATCH_TIMEOUT_S = 600.0
+POLL_S = 0.2
+
+
+@dataclass
+class MatchResult:
+    """What a task sends back: its games (with their global plan indexes), crashes, withdrawals and timings."""
+
+    matches: list[int]
+    games: list[NewGame]
+    crashes: list[tuple[str, int | None, int]]     # (bot, exit code, games it replayed)
+    withdrawn: dict[str, str]                       # bot -> why it was withdrawn while playing the match
+    node: str                                       # host name and pid of the worker that played it
+    seconds: float                                  # the task's wall time
+    setup_s: float                                  # of which before its first game: referee, bots, connections
+    round_trip_s: float = 0.0                       # from its submission to its result at the driver (set there)
+
+
+def match_id(run_id: int, match: int) -> str:
+    """A match's id, the same in every session of the run: the unit the driver commits once."""
+    return f"{run_id}/{match}"
+
+
+# ----------------------------------------------------------------------------- on a worker node
+class _MatchArena(Arena):
+    """The tournament loop over a scratch store that holds one match's plan; collects what it stores."""
+
+    def __init__(self, config: RunConfig, store: Store, games: list[PlannedGame], versions: dict[str, int],
+                 on_progress: Callable[[Progress], None]):
+        super().__init__(config, store, on_progress)
+        self.plan = [(g.match, g.ruleset, g.players, g.seed, g.seats) for g in games]
+        self.global_idx = [g.idx for g in games]
+        self.driver_versions = versions
+        self.finished: list[NewGame] = []
+
+    def open_run(self):
+        run_id, bots = super().open_run()
+        # The scratch store registered each bot as version 1 with the driver's digest; another version now means
+        # that this node's files of the bot are not the ones the driver's version stands for.
+        changed = [b.name for b in bots if b.version != 1]
+        if changed:
+            raise ArenaError(f"bot(s) {', '.join(changed)}: their files on {socket.gethostname()} differ from the "
+                             "version the driver registered; give every node the same files (docs/cluster.md)")
+        self.versions = dict(self.driver_versions)
+        return run_id, bots
+
+    def _store_result(self, run_id, idx, seed, seats, res):
+        super()._store_result(run_id, idx, seed, seats, res)
+        self.finished.append(new_game(res, self.table, run_id=None, idx=self.global_idx[idx], pool=self.pool,
+                                      ruleset=self.rs.name, seed=seed, seats=seats, versions=self.versions))
+
+    def _rate_in_order(self, run_id, *, past_gaps=False):
+        pass  # the driver rates, in the whole run's plan order
+
+    def _withdraw(self, name, why, log=None):
+        # A match has only its line-up's bots, so one withdrawn leaves too few to play it: its games are not
+        # played (they stay pending) and the driver withdraws the bot from the run; the other matches play on.
+        try:
+            super()._withdraw(name, why, log)
+        except ArenaError:
+            pass
+
+
+def shipped_files(config: RunConfig) -> dict[str, str]:
+    """The run's own files a node needs, by what they are (``ruleset``, ``deals``): their text travels with each task,
+    since a node does not have the driver's files."""
+    out = {}
+    if config.ruleset not in BUILTIN_RULESETS:
+        out["ruleset.toml"] = Path(config.ruleset).read_text(encoding="utf-8")
+    if config.deals:
+        out["deals.txt"] = Path(config.deals).read_text(encoding="utf-8")
+    return out
+
+
+def _shipped(bot: Bot, root: str | None) -> Bot:
+    """``bot`` with its directory found in this task's working directory when it was shipped there: a bot whose
+    cwd is ``root`` (the driver's ``--ray-working-dir``) or under it runs from the same place in the copy Ray
+    unpacked on this node (the task's cwd). Its files' digest is checked against the driver's all the same."""
+    if not root or not bot.cwd:
+        return bot
+    try:
+        rel = Path(bot.cwd).resolve().relative_to(root)
+    except ValueError:
+        return bot
+    return dataclasses.replace(bot, cwd=str(Path.cwd() / rel))
+
+
+def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], games: list[PlannedGame],
+               files: dict[str, str] | None = None, shipped_root: str | None = None) -> MatchResult:
+    """Play the planned ``games`` (one match or a few) on this node: a referee and the bots' processes of its own,
+    the single-machine tournament loop, a scratch store. ``files``: :func:`shipped_files`; ``shipped_root``: the
+    driver's directory that Ray ships as the task's working directory (:func:`_shipped`). The body of a Ray task;
+    callable without Ray too."""
+    bots = [_shipped(b, shipped_root) for b in bots]
+    t0 = time.monotonic()
+    first: list[float] = []
+    node = f"{socket.gethostname()}:{os.getpid()}"
+    with tempfile.TemporaryDirectory(prefix="pepper-match-") as tmp:
+        store = Store(Path(tmp) / "match.db")
+        try:
+            for name, text in (files or {}).items():
+                (Path(tmp) / name).write_text(text, encoding="utf-8")
+            if "ruleset.toml" in (files or {}):
+                config = dataclasses.replace(config, ruleset=str(Path(tmp) / "ruleset.toml"))
+            if "deals.txt" in (files or {}):
+                config = dataclasses.replace(config, deals=str(Path(tmp) / "deals.txt"))
+            for b in bots:
+                store.add_bot(b.name, b.kind, command=b.command, cwd=b.cwd, env=b.env, processes=b.processes, sample=b.sample,
+                              files=b.files, digest=b.digest, deadline_ms=b.deadline_ms, time_bank_ms=b.time_bank_ms,
+                              image=b.image, limits=b.limits)
+            matches = sorted({g.match for g in games})
+            cfg = dataclasses.replace(config, db=str(Path(tmp) / "match.db"), bots=[b.name for b in bots],
+                                      log_dir=str(Path(config.log_dir) / f"match-{matches[0]}"))
+            _log(cfg, f"started on {node}: matches {', '.join(map(str, matches))}, {len(games)} game(s)")
+            arena = _MatchArena(cfg, store, games, versions,
+                                on_progress=lambda p: first.append(time.monotonic()) if not first else None)
+            _run_id, progress = asyncio.run(arena.run())
+            crashes = [(c.bot, c.exit_code, c.games_replayed) for p in arena._launched.values() for c in p.crashes]
+            _log(cfg, f"finished on {node}: {len(arena.finished)} game(s) in {time.monotonic() - t0:.1f}s")
+            return MatchResult(matches, arena.finished, crashes, dict(arena._withdrawn), node, time.monotonic() - t0,
+                               (first[0] if first else time.monotonic()) - t0)
+        finally:
+            store.close()
+
+
+def _log(cfg: RunConfig, line: str) -> None:
+    """A line in the match's own log (``match.log`` beside its referee's and bots' logs): each attempt at it, where."""
+    Path(cfg.log_dir).mkdir(parents=True, exist_ok=True)
+    with open(Path(cfg.log_dir) / "match.log", "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+
+
+# ----------------------------------------------------------------------------- the driver
+def _connect(ray, address: str, runtime_env: dict | None) -> bool:
+    """Join the cluster at ``address`` (``auto``: the one this machine belongs to; ``local``: start one here).
+    Returns whether this call started Ray (and so shuts it down)."""
+    if ray.is_initialized():
+        return False
+    kw = {"runtime_env": runtime_env} if runtime_env else {}
+    if address == "local":  # a new instance, even where a cluster runs on this machine (ray.init() would join it)
+        ray.init(address="local", include_dashboard=False, log_to_driver=False, **kw)
+    else:
+        ray.init(address=address, log_to_driver=False, **kw)
+    return True
+
+
+def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats: list[str]) -> int:
+    """What a match needs: a CPU per process of each of its bots (as many as it takes seats, at least its
+    ``processes``) and one for its referee."""
+    need = arena._connections_needed(names)
+    return 1 + sum(max(1, bots[n].processes, need[n]) for n in set(seats))
+
+
+def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None] | None = None,
+        notify: Callable[[str], None] | None = None, *, match_timeout_s: float = MATCH_TIMEOUT_S,
+        matches_per_task: int = MATCHES_PER_TASK, working_dir: str | None = None,
+        on_match: Callable[[MatchResult], None] | None = None) -> tuple[int, Progress]:
+    """Play every pending game of the run ``config`` describes as Ray tasks on the cluster at ``address``
+    (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. ``working_dir``: a directory Ray ships
+    to every node as the tasks' working directory (Ray's runtime_env), where the bots registered with a cwd in it
+    run from (docs/cluster.md). ``on_match``: called with each match's result as it
+    is committed. Returns (run id, progress)."""
+    if config.adaptive:
+        raise UsageError("--ray plays fixed schedules; --adaptive is not supported with --ray yet")
+    if config.referee:
+        raise UsageError("--ray starts a referee per match on its node: drop --referee")
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--ray needs Ray: pip install -e '.[ray]' (docs/cluster.md)") from None
+    notify = notify or (lambda msg: None)
+    on_progress = on_progress or (lambda p: None)
+    # Each match's referee gets a control token of its own, made on its node: none travels.
+    config = dataclasses.replace(config, log_dir=str(Path(config.log_dir).resolve()), control_token=None)
+    store = Store(config.db)
+    started_ray = False
+    try:
+        arena = Arena(config, store, on_progress, notify)
+        run_id, bots = arena.open_run()
+        if remote := [b.name for b in bots if b.kind is BotKind.REMOTE]:
+            raise UsageError(f"remote bot(s) {', '.join(remote)} connect to one referee; --ray starts one per match: "
+                             "run them with the single-machine arena")
+        names = [b.name for b in bots]
+        by_name = {b.name: b for b in bots}
+        root = str(Path(working_dir).resolve()) if working_dir else None
+        started_ray = _connect(ray, address, {"working_dir": root} if root else None)
+        remote_play = ray.remote(play_match)
+        progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
+                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None), root)
+        arena._rate_in_order(run_id, past_gaps=True)
+        pending = store.pending(run_id)
+        if not pending:
+            store.finish_run(run_id)
+        if arena._withdrawn:
+            progress.withdrawn = sorted(arena._withdrawn)
+            progress.not_played = len(pending)
+        on_progress(progress)
+        return run_id, progress
+    finally:
+        store.close()
+        if started_ray:
+            ray.shutdown()
+
+
+@dataclass
+class _Task:
+    games: list[PlannedGame]
+    cpus: int
+    submitted: float = 0.0
+    resubmits: int = 0
+    ids: list[str] = field(default_factory=list)
+
+
+def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None) -> Progress:
+    total = store.planned_count(run_id)
+    done = store.game_ids(run_id).count
+    progress = Progress(total=total, done=done, resumed=done, faults=store.run_faults(run_id))
+    arena._rate_in_order(run_id)  # games a killed driver committed and did not get to rate
+    by_match: dict[int, list[PlannedGame]] = {}
+    for g in store.pending(run_id):
+        by_match.setdefault(g.match, []).append(g)
+    largest = max((n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")), default=1) or 1
+    queue: deque[_Task] = deque()
+    matches = sorted(by_match)
+    for k in range(0, len(matches), matches_per_task):
+        games = [g for m in matches[k:k + matches_per_task] for g in by_match[m]]
+        cpus = max(_cpus_per_match(arena, bots, names, g.seats) for g in games)
+        queue.append(_Task(games, min(cpus, int(largest)), ids=[match_id(run_id, m) for m in matches[k:k + matches_per_task]]))
+    versions = dict(arena.versions or {})
+    files = shipped_files(arena.cfg)
+    flying: dict = {}   # ObjectRef -> _Task
+    committed: set[str] = set()
+
+    def submit(task: _Task) -> None:
+        task.submitted = time.monotonic()
+        ref = remote_play.options(num_cpus=task.cpus, max_retries=MAX_RETRIES, retry_exceptions=False,
+                                  name=f"pepper match {task.ids[0]}").remote(
+            arena.cfg, [bots[n] for n in sorted({s for g in task.games for s in g.seats})], versions, task.games, files, root)
+        flying[ref] = task
+
+    def again(task: _Task, why: str) -> None:
+        task.resubmits += 1
+        if task.resubmits > MAX_RESUBMITS:
+            raise ArenaError(f"match {', '.join(task.ids)} failed {task.resubmits} times ({why}); the games committed "
+                             "are kept: run the same command again to resume")
+        notify(f"match {', '.join(task.ids)}: {why}; submitted again")
+        queue.appendleft(task)
+
+    last_tick = 0.0
+    while queue or flying:
+        # As many matches in flight as the cluster can run at once (and a few queued), so that a match's timeout
+        # counts its running time, not a long wait in Ray's queue.
+        cpus = ray.cluster_resources().get("CPU", 1)
+        while queue and len(flying) < max(1, int(cpus // max(1, queue[0].cpus))) + 2:
+            task = queue.popleft()
+            if arena._withdrawn.keys() & {s for g in task.games for s in g.seats}:
+                continue  # not played: stays pending
+            submit(task)
+        progress.in_flight = sum(len(t.games) for t in flying.values())
+        ready, rest = ray.wait(list(flying), num_returns=1, timeout=POLL_S)
+        if ready and rest:  # and every other match that has come back: committed together, one transaction
+            ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
+        back: list[MatchResult] = []
+        for ref in ready:
+            task = flying.pop(ref)
+            try:
+                res: MatchResult = ray.get(ref)
+            except ray.exceptions.RayTaskError as e:   # raised in the task: the message is the arena's
+                again(task, f"failed: {e.cause if getattr(e, 'cause', None) else e}")
+                continue
+            except ray.exceptions.RayError as e:        # its worker or node lost past Ray's retries, cancelled
+                again(task, f"lost ({type(e).__name__})")
+                continue
+            res.round_trip_s = time.monotonic() - task.submitted
+            back.append(res)
+        if back:
+            commit(arena, store, run_id, back, progress, committed, notify)
+            for res in back:
+                on_match(res)
+        now = time.monotonic()
+        for ref, task in list(flying.items()):
+            if now - task.submitted > match_timeout_s:
+                flying.pop(ref)
+                ray.cancel(ref, force=True)
+                again(task, f"still running after {match_timeout_s:.0f}s (a straggler): cancelled")
+        if ready or now - last_tick > 1.0:
+            last_tick = now
+            progress.in_flight = sum(len(t.games) for t in flying.values())
+            on_progress(progress)
+    return progress
+
+
+def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], progress: Progress, committed: set[str],
+           notify: Callable[[str], None]) -> None:
+    """Store the games of the matches ``back`` once, in one transaction (a game already stored is dropped), their
+    crashes, and rate what is ready in plan order (one more transaction)."""
+    back = [r for r in back if not all(match_id(run_id, m) in committed for m in r.matches)]  # came back twice
+    games = [dataclasses.replace(g, run_id=run_id) for r in back for g in r.games]
+    stored = store.record_games(games)
+    committed.update(match_id(run_id, m) for r in back for m in r.matches)
+    if stored < len(games):
+        notify(f"{len(games) - stored} game(s) already stored were dropped, not counted twice")
+    progress.done += stored
+    progress.faults += sum(s.faults.illegal + s.faults.malformed + s.faults.timeout + s.faults.disconnect
+                           for g in games for s in g.seats)
+    for res in back:
+        _after(arena, store, run_id, res, progress, notify)
+    arena._rate_in_order(run_id)
+
+
+def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: Progress, notify) -> None:
+    """A match's crashes stored and its withdrawals noted."""
+    for bot, code, replayed in res.crashes:
+        store.record_crash(run_id, arena.pool, bot, (arena.versions or {}).get(bot, 1), code, replayed)
+        progress.crashes += 1
+        progress.replayed += replayed
+    for bot, why in res.withdrawn.items():
+        if bot not in arena._withdrawn:
+            arena._withdrawn[bot] = why
+            notify(f"bot {bot!r} {why} (on {res.node}): it is withdrawn from this run; its matches not begun are not "
+                   "played (run the same command again once it is fixed)")
+
+
+__all__ = ["MATCHES_PER_TASK", "MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run"]

@@ -1,0 +1,331 @@
+"""`pepper arena run --ray` on a real Ray cluster on loopback (issue 18): a head and 2 worker nodes with CPUs of
+their own, all on 127.0.0.1 (ray.cluster_utils.Cluster). The driver is the real command in a subprocess; the bots
+are the heuristic sample bot under two names, which plays the same on the same deal, so that a run's table is a
+pure function of its plan: the same plan run on one machine and across the nodes gives the same games and the same
+ratings, also when a worker node dies mid-run or the driver is killed and run again.
+
+The cluster is started once for the module (about 5 s); the tests take about a minute in all."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+if os.environ.get("CI") == "true":
+    import ray  # under CI a missing Ray is a failure (make install installs the [ray] extra), not a skip
+else:
+    ray = pytest.importorskip("ray")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from arena.store import Store  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("ray")   # one cluster at a time on a 2-core machine
+
+ROOT = Path(__file__).resolve().parents[2]
+# One deal a game, 2 players (one process per bot): a match is 2 games, seconds to play.
+SHORT = 'name = "p30-short"\nextends = "pepper-30"\ndeal_cap = 1\n'
+# Every Ray process on loopback (Ray otherwise picks the machine's address), no token to pass to the driver.
+RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    saved = {k: os.environ.get(k) for k in RAY_ENV}
+    os.environ.update(RAY_ENV)
+    # A dead node is noticed after 3 missed health checks 0.5 s apart (Ray's default: about 30 s).
+    c = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 0, "include_dashboard": False, "node_ip_address": "127.0.0.1",
+        "_system_config": {"health_check_period_ms": 500, "health_check_timeout_ms": 1000,
+                           "health_check_failure_threshold": 3}})
+    workers = [c.add_node(num_cpus=2, node_ip_address="127.0.0.1") for _ in range(2)]
+    c.wait_for_nodes()
+    c.workers = workers
+    try:
+        yield c
+    finally:
+        c.shutdown()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _pepper(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pepper_cli", *args], cwd=cwd, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env=os.environ | RAY_ENV, **kw)
+
+
+def _db(tmp_path: Path, name: str) -> Path:
+    """A fresh database with the heuristic bot registered a second time, as h2."""
+    (tmp_path / "short.toml").write_text(SHORT)
+    db = tmp_path / name
+    out = _pepper(["bot", "register", "h2", "--command", "{python} -m sample_bots heuristic", "--cwd", str(ROOT),
+                   "--db", str(db)], tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return db
+
+
+def _run_args(db: Path, games: int) -> list[str]:
+    return ["arena", "run", "--ruleset", "short.toml", "--players", "2", "--bots", "heuristic,h2", "--games", str(games),
+            "--seed", "5", "--quiet", "--db", str(db)]
+
+
+def _outcome(db: Path) -> tuple[list, dict, int]:
+    """The run's games by plan index (seed and each seat's bot, score, decisions), its ratings, and its games."""
+    st = Store(db, read_only=True)
+    try:
+        games = sorted(st._games("WHERE run_id = 1", ()), key=lambda g: g.idx)
+        rows = [(g.idx, g.seed, [(s.bot, s.score, s.won, s.decisions) for s in sorted(g.seats, key=lambda s: s.seat)])
+                for g in games]
+        return rows, st.ratings(st.pools()[0]), st.planned_count(1)
+    finally:
+        st.close()
+
+
+def _local(tmp_path: Path, games: int) -> tuple[list, dict, int]:
+    db = _db(tmp_path, "local.db")
+    out = _pepper(_run_args(db, games), tmp_path, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return _outcome(db)
+
+
+def _committed(db: Path) -> int:
+    try:
+        st = Store(db, read_only=True)
+    except Exception:  # noqa: BLE001 - not created yet
+        return 0
+    try:
+        return st.game_ids(1).count
+    finally:
+        st.close()
+
+
+def _attempts(tmp_path: Path) -> dict[str, int]:
+    """Per match, how many times a task started playing it (each attempt says so in the match's log)."""
+    return {p.parent.name: p.read_text().count(" started on ") for p in (tmp_path / "arena-logs").glob("match-*/match.log")}
+
+
+def _on_node(node) -> list[int]:
+    """Every process of Ray ``node``: its own (raylet, ...) and their descendants (workers, referees, bots)."""
+    roots = {p.pid for _, p in node.live_processes()}
+    parent: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+
+    def under(pid: int) -> bool:
+        while pid > 1:
+            if pid in roots:
+                return True
+            pid = parent.get(pid, 0)
+        return False
+
+    return [pid for pid in parent if under(pid)]
+
+
+def _die(cluster, node) -> None:
+    """The node's machine dies: every process of it killed at once (a raylet alone killed leaves its workers a
+    moment to finish a match and hand it in), then the node removed from the cluster."""
+    for pid in _on_node(node):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    cluster.remove_node(node, allow_graceful=False)
+
+
+def _playing_on(node) -> list[str]:
+    """The log files of the referees on Ray ``node`` that are still playing their match."""
+    out = []
+    for pid in _on_node(node):
+        try:
+            if b"referee.service" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                log = os.readlink(f"/proc/{pid}/fd/2")
+                if "stopped" not in Path(log).read_text():
+                    out.append(log)
+        except OSError:
+            pass
+    return out
+
+
+def test_a_tournament_across_two_nodes_gives_the_same_games_and_table_as_on_one_machine(cluster, tmp_path):
+    games = 8
+    db = _db(tmp_path, "ray.db")
+    out = _pepper([*_run_args(db, games), "--ray", cluster.address], tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    on_ray = _outcome(db)
+    assert len(on_ray[0]) == on_ray[2] == games
+    assert on_ray == _local(tmp_path, games)
+    # Each match ran as a task with its own referee, in its own log directory (the logs of the nodes' processes).
+    assert _attempts(tmp_path) == {f"match-{m}": 1 for m in range(games // 2)}
+
+
+def test_a_worker_node_that_dies_mid_run_loses_and_duplicates_no_game(cluster, tmp_path):
+    games = 16
+    db = _db(tmp_path, "ray.db")
+    driver = subprocess.Popen([sys.executable, "-m", "pepper_cli", *_run_args(db, games), "--ray", cluster.address],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              stdin=subprocess.DEVNULL, env=os.environ | RAY_ENV)
+    try:
+        deadline = time.monotonic() + 120
+        # Mid-run (a match committed) and mid-match on the node to kill (its referee still playing).
+        while (_committed(db) < 2 or not _playing_on(cluster.workers[0])) and driver.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        at_kill = _committed(db)
+        assert 0 < at_kill < games, driver.communicate()[0] if driver.poll() is not None else at_kill
+        _die(cluster, cluster.workers[0])
+        output, _ = driver.communicate(timeout=180)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        cluster.workers.append(cluster.add_node(num_cpus=2, node_ip_address="127.0.0.1"))  # for the next test
+        cluster.workers.pop(0)
+    assert driver.returncode == 0, output
+    # The node died with a match in flight: that match was played again, on the node left.
+    assert max(_attempts(tmp_path).values()) >= 2, _attempts(tmp_path)
+    on_ray = _outcome(db)
+    assert [g[0] for g in on_ray[0]] == list(range(games))   # every planned game once: none lost, none twice
+    assert on_ray == _local(tmp_path, games)
+
+
+def test_a_killed_driver_is_run_again_and_completes_the_run(cluster, tmp_path):
+    games = 16
+    db = _db(tmp_path, "ray.db")
+    args = [sys.executable, "-m", "pepper_cli", *_run_args(db, games), "--ray", cluster.address]
+    driver = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              stdin=subprocess.DEVNULL, env=os.environ | RAY_ENV)
+    try:
+        deadline = time.monotonic() + 120
+        while _committed(db) < 2 and driver.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert driver.poll() is None, "the run ended before the driver could be killed"
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(timeout=10)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    at_kill = _committed(db)
+    assert 0 < at_kill < games
+    out = _pepper(args[3:], tmp_path, timeout=180)   # the same command
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{games}/{games} games" in out.stdout
+    on_ray = _outcome(db)
+    assert [g[0] for g in on_ray[0]] == list(range(games))
+    assert on_ray == _local(tmp_path, games)
+
+
+def test_the_single_machine_arena_never_imports_ray(tmp_path):
+    code = ("import sys, pepper_cli.app, arena.tournament, arena.store, arena.match; "
+            "assert 'ray' not in sys.modules, 'ray was imported'; "
+            "import arena.distributed; assert 'ray' not in sys.modules, 'ray was imported by arena.distributed'")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+
+
+def test_a_straggler_past_its_timeout_is_cancelled_and_played_again(cluster, tmp_path):
+    games = 4
+    db = _db(tmp_path, "ray.db")
+    # h3 hangs the first time it is started (before connecting: the match cannot end), and plays after that. Its
+    # sleep inherits the bot's parent-death signal, so cancelling the task ends it.
+    hang = f"if mkdir {tmp_path}/hung 2>/dev/null; then exec sleep 600; fi; exec {sys.executable} -m sample_bots heuristic"
+    out = _pepper(["bot", "register", "h3", "--command", f"sh -c '{hang}'", "--cwd", str(ROOT), "--db", str(db)],
+                  tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-timeout", "8"]
+    args[args.index("heuristic,h2")] = "heuristic,h3"
+    out = _pepper(args, tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "(a straggler): cancelled; submitted again" in out.stdout + out.stderr
+    assert max(_attempts(tmp_path).values()) >= 2, _attempts(tmp_path)
+    st = Store(db, read_only=True)
+    try:
+        assert sorted(g.idx for g in st._games("WHERE run_id = 1", ())) == list(range(games))
+    finally:
+        st.close()
+
+
+def test_a_bot_shipped_as_the_working_dir_runs_from_the_copy_ray_unpacked_on_the_node(cluster, tmp_path):
+    games = 2
+    db = _db(tmp_path, "ray.db")
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "mybot.py").write_text("import os, sys\nprint('running in', os.getcwd(), file=sys.stderr, flush=True)\n"
+                                   "sys.argv[1:] = ['heuristic']\nfrom sample_bots.__main__ import main\nmain()\n")
+    out = _pepper(["bot", "register", "shipped", "--command", "{python} mybot.py", "--cwd", str(bots), "--db", str(db)],
+                  tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-working-dir", str(bots)]
+    args[args.index("heuristic,h2")] = "h2,shipped"
+    out = _pepper(args, tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    log = (tmp_path / "arena-logs" / "match-0" / "bot-shipped.log").read_text()
+    ran_in = log.split("running in ", 1)[1].split()[0]
+    assert Path(ran_in) != bots and (Path(ran_in) / "mybot.py").read_text() == (bots / "mybot.py").read_text(), ran_in
+    assert f"{games}/{games} games" in out.stdout
+
+
+def test_ray_with_an_adaptive_schedule_is_refused_with_a_clear_error_before_anything_starts(tmp_path):
+    db = _db(tmp_path, "ray.db")
+    out = _pepper([*_run_args(db, 4), "--adaptive", "--ray", "local"], tmp_path, timeout=60)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "--adaptive is not supported with --ray" in out.stdout + out.stderr
+    assert "Started a local Ray instance" not in out.stderr
+
+
+def test_a_broken_bot_is_withdrawn_and_the_other_matches_play_on(cluster, tmp_path):
+    db = _db(tmp_path, "ray.db")
+    out = _pepper(["bot", "register", "broken", "--command", "/nonexistent/bot", "--db", str(db)], tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, 6), "--ray", cluster.address]
+    args[args.index("heuristic,h2")] = "heuristic,h2,broken"
+    out = _pepper(args, tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "bot 'broken' cannot be started" in out.stdout + out.stderr
+    st = Store(db, read_only=True)
+    try:
+        stored = st._games("WHERE run_id = 1", ())
+        pending = st.pending(1)
+        assert stored and all("broken" not in g.bots for g in stored)
+        assert pending and all("broken" in p.seats for p in pending)   # not played: the same command plays them
+    finally:
+        st.close()
+
+
+def test_a_match_that_comes_back_twice_is_committed_and_rated_once(tmp_path):
+    """The task's body without Ray (play_match), and the driver's commit of its result twice: once by the session
+    that got it, once more as a later session would (a retried match whose first attempt also came back)."""
+    from arena.config import RunConfig
+    from arena.distributed import commit, play_match, shipped_files
+    from arena.tournament import Arena, Progress
+
+    db = _db(tmp_path, "driver.db")
+    cfg = RunConfig(ruleset=str(tmp_path / "short.toml"), players=2, games=4, seed=5, bots=["heuristic", "h2"],
+                    db=str(db), log_dir=str(tmp_path / "logs"), tau=0.0)
+    st = Store(db)
+    try:
+        arena = Arena(cfg, st)
+        run_id, bots = arena.open_run()
+        match0 = [g for g in st.pending(run_id) if g.match == 0]
+        res = play_match(cfg, bots, arena.versions, match0, shipped_files(cfg))
+        assert [g.idx for g in res.games] == [g.idx for g in match0] and len(match0) == 2
+        notes: list[str] = []
+        progress = Progress(total=4)
+        commit(arena, st, run_id, [res], progress, set(), notes.append)
+        commit(arena, st, run_id, [res], progress, set(), notes.append)
+        assert progress.done == 2 and st.game_ids(run_id).count == 2
+        assert notes == ["2 game(s) already stored were dropped, not counted twice"]
+        rated = st.db.execute("SELECT COUNT(DISTINCT game_id), COUNT(*) FROM rating_history").fetchone()
+        assert rated == (2, 4)   # each game rated once, for each of its 2 bots
+    finally:
+        st.close()
