@@ -1,0 +1,60 @@
+"""The compiled rules engine (setup.py): loaded when built, built from today's sources, skipped by PEPPER_PURE=1.
+
+A build that compiled every module writes referee/rules/_compiled_build.txt; from then on (and always in CI,
+where `make install` must compile) the engine must import its extension modules, not fall back silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import referee.rules as rules
+
+ROOT = Path(rules.__file__).resolve().parent.parent.parent
+MARKER = ROOT / "referee" / "rules" / "_compiled_build.txt"
+PURE = bool(os.environ.get("PEPPER_PURE"))
+
+
+def _built() -> list[tuple[str, str]]:
+    return [tuple(line.split()) for line in MARKER.read_text().splitlines() if line.strip()]
+
+
+def _digest(module: str) -> str:
+    h = hashlib.sha256()
+    for suffix in (".py", ".pxd"):
+        f = ROOT / (module.replace(".", "/") + suffix)
+        if f.exists():
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.mark.skipif(PURE, reason="PEPPER_PURE=1 runs the .py sources on purpose (test_pure_flag checks that)")
+def test_compiled_modules_load_when_built():
+    if os.environ.get("CI") == "true":
+        assert MARKER.exists(), "CI's `make install` did not compile the rules engine (see setup.py's notice)"
+    if not MARKER.exists():
+        assert not rules.COMPILED
+        pytest.skip("the rules engine is not compiled here (no C compiler or no Cython at install)")
+    built = _built()
+    assert built, f"{MARKER} lists no module"
+    for module, digest in built:
+        m = importlib.import_module(module)
+        assert not m.__file__.endswith(".py"), f"{module} was built but {m.__file__} was imported"
+        assert digest == _digest(module), f"{module} was compiled from an older source: run `make install`"
+    assert rules.COMPILED
+
+
+def test_pure_flag_skips_the_extension_modules():
+    code = ("import referee.rules as r, referee.rules.families.iowa as i, referee.rules.cards as c; "
+            "print(r.COMPILED, r.game.__file__, i.__file__, c.__file__)")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PEPPER_PURE": "1"}, cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "False"
+    assert all(f.endswith(".py") for f in out[1:]), out
