@@ -56,7 +56,20 @@ def _extensions() -> list:
     from setuptools import Extension
 
     exts = [Extension(m, [m.replace(".", "/") + ".py"], extra_compile_args=["-O2"]) for m in COMPILED_MODULES]
-    return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True, nthreads=2)
+    try:
+        return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True, nthreads=2)
+    except Exception as e:  # a source Cython cannot compile: the .py files serve
+        print(f"note: the rules engine was not compiled ({type(e).__name__}: {e}); it runs as pure Python",
+              file=sys.stderr)
+        return []
+
+
+def _remove_compiled() -> None:
+    for m in COMPILED_MODULES:
+        path = Path(m.replace(".", "/"))
+        for f in path.parent.glob(path.name + ".*"):
+            if f.suffix in (".so", ".pyd"):
+                f.unlink()
 
 
 class OptionalBuildExt(build_ext):
@@ -70,6 +83,9 @@ class OptionalBuildExt(build_ext):
         except Exception as e:  # no compiler, no headers: the .py files serve
             print(f"note: the rules engine was not compiled ({type(e).__name__}: {e}); it runs as pure Python",
                   file=sys.stderr)
+            self.extensions = []
+        if self.inplace and not self.extensions:
+            _remove_compiled()   # an older build would shadow today's sources
             return
         if self.inplace and self.extensions:
             MARKER.write_text("".join(f"{m} {_digest(m)}\n" for m in COMPILED_MODULES))

@@ -522,21 +522,34 @@ class Game:
         attribute is copied (with the lists and dicts inside it), so a new
         piece of state is copied without anyone remembering to.
         """
-        g = object.__new__(type(self))
-        g.__dict__.update({k: _copied(v) for k, v in self.__dict__.items()})
+        g = type(self).__new__(type(self))
+        g._restore({k: _copied(v) for k, v in self._state().items()})
         g._rng = random.Random()
         g._rng.setstate(self._rng.getstate())
         return g
+
+    # The state is the instance's __dict__ and, compiled, the C slots that game.pxd declares (_SLOTS).
+    def _state(self) -> dict:
+        d = dict(vars(self))
+        for k in _SLOTS:
+            d[k] = getattr(self, k)
+        return d
+
+    def _restore(self, state: dict) -> None:
+        vars(self).update({k: v for k, v in state.items() if k not in _SLOTS})
+        for k in _SLOTS:
+            if k in state:
+                setattr(self, k, state[k])
 
     # Pickling (OpenSpiel's serialization, multiprocessing) leaves out the dispatch tables and bid tables,
     # which hold functions and read-only mappings, and derives them again from the ruleset.
     _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of")
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+        return {k: v for k, v in self._state().items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self._restore(state)
         self._legal_of = _LEGAL[self.ruleset.family]
         self._apply_of = _APPLY[self.ruleset.family]
         self._bids_from, self._rung_of = _bid_ids(self.table)
@@ -585,6 +598,12 @@ class Game:
         return (f"<Game {self.ruleset.name} {self.players}p deal {self.deal_number} phase {self.phase} "
                 f"to_act {self.to_act} scores {self.scores}>")
 
+
+#: The attributes that the compiled Game keeps in C slots (game.pxd) rather than in its __dict__; uncompiled
+#: they are ordinary attributes. Keep in step with game.pxd.
+_SLOTS = ("phase", "to_act", "outcome", "rules", "table", "contract", "hands", "history", "_log", "_next",
+          "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "_legal", "_leader", "_legal_of", "_apply_of",
+          "_n_active", "_trump", "_partner_open")
 
 _TRUMP_IDS = [A.TRUMP_BASE + s for s in range(5)]
 _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
