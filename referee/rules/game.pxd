@@ -7,6 +7,6 @@ cdef class Game:
     cdef public object phase, to_act, outcome, rules, table, contract
     cdef public list hands, history, _log, _next, _trick_seats, _trick_cards, _tricks, tricks_won
     cdef public object _legal, _leader
-    cdef public tuple _legal_of, _apply_of
+    cdef public tuple _legal_of, _apply_of, _play_events
     cdef public int _n_active, _trump
     cdef public bint _partner_open

@@ -92,6 +92,7 @@ class Game:
         self._legal_of = _LEGAL[rs.family]
         self._apply_of = _APPLY[rs.family]
         self._bids_from, self._rung_of = _bid_ids(t)   # bid ids from each rung up; bid id -> rung
+        self._play_events = _play_events(players)        # [seat][card] -> its shared PLAY event
         self.dealer = first_dealer
         self._start_deal()
 
@@ -409,7 +410,7 @@ class Game:
         ts, tc = self._trick_seats, self._trick_cards
         ts.append(seat)
         tc.append(card)
-        self._log.append(_shared(e := (EventKind.PLAY, seat, card, PUBLIC), e))
+        self._log.append(self._play_events[seat][card])
         if self._partner_open:
             self.rules.on_play(self, seat, card)
         if len(tc) < self._n_active:
@@ -543,7 +544,7 @@ class Game:
 
     # Pickling (OpenSpiel's serialization, multiprocessing) leaves out the dispatch tables and bid tables,
     # which hold functions and read-only mappings, and derives them again from the ruleset.
-    _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of")
+    _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of", "_play_events")
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self._state().items() if k not in self._DERIVED}
@@ -553,6 +554,7 @@ class Game:
         self._legal_of = _LEGAL[self.ruleset.family]
         self._apply_of = _APPLY[self.ruleset.family]
         self._bids_from, self._rung_of = _bid_ids(self.table)
+        self._play_events = _play_events(self.players)
 
     def __deepcopy__(self, memo) -> Game:
         # copy.deepcopy (OpenSpiel's state cloning, for one) means copy(): the shared values are immutable,
@@ -603,7 +605,7 @@ class Game:
 #: they are ordinary attributes. Keep in step with game.pxd.
 _SLOTS = ("phase", "to_act", "outcome", "rules", "table", "contract", "hands", "history", "_log", "_next",
           "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "_legal", "_leader", "_legal_of", "_apply_of",
-          "_n_active", "_trump", "_partner_open")
+          "_n_active", "_trump", "_partner_open", "_play_events")
 
 _TRUMP_IDS = [A.TRUMP_BASE + s for s in range(5)]
 _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
@@ -631,6 +633,11 @@ def _bid_tables(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
     # Immutable containers, so that Game.copy() shares them (the lists inside are legal lists: never mutated).
     return (tuple(sum(per_level[i:], []) for i in range(len(per_level) + 1)),
             MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
+
+
+def _play_events(players: int) -> tuple[tuple[tuple, ...], ...]:
+    """The PLAY event of each (seat, card), shared by every game at a table of ``players`` (see _SHARED_EVENTS)."""
+    return tuple(tuple(_shared(e := (EventKind.PLAY, s, c, PUBLIC), e) for c in range(len(CARDS))) for s in range(players))
 
 
 _BID_TABLES: dict[int, tuple] = {}
