@@ -58,3 +58,19 @@ def test_pure_flag_skips_the_extension_modules():
                          capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "False"
     assert all(f.endswith(".py") for f in out[1:]), out
+
+
+def test_game_slots_match_the_pxd():
+    # copy() and pickling take the compiled Game's C slots from game.py's _SLOTS: a slot declared in game.pxd but
+    # missing there would be silently dropped by copies (and a name listed but not declared is a typo).
+    from referee.rules import game
+
+    declared = []
+    for line in (ROOT / "referee" / "rules" / "game.pxd").read_text().splitlines():
+        words = line.split(None, 3)
+        if words[:2] == ["cdef", "public"]:
+            declared += [n.strip() for n in words[3].split(",")]
+    assert sorted(declared) == sorted(game._SLOTS)
+    g = game.Game("iowa", seed=3)
+    for k in game._SLOTS:
+        assert hasattr(g, k), f"Game has no {k} (declared in game.pxd)"
