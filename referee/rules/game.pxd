@@ -3,6 +3,9 @@
 # attributes. An attribute not declared here still works (it goes to __dict__); copy() and pickling take both
 # (game.py's _SLOTS lists the declared ones from the compiled class itself).
 
+cimport cython
+
+
 cdef class Game:
     cdef dict __dict__
     # the game
@@ -18,3 +21,7 @@ cdef class Game:
     cdef public tuple _sitting_out, _dealt_widow
     cdef public int _high, _bid_turns, _trump, _discards_left, _n_active, _deal_start
     cdef public bint _ceded, _partner_open
+
+
+@cython.locals(i=int, n=int, bits=int, j=int)
+cpdef shuffle(rng, list x)

@@ -74,3 +74,19 @@ def test_game_slots_match_the_pxd():
     g = game.Game("iowa", seed=3)
     for k in game._SLOTS:
         assert hasattr(g, k), f"Game has no {k} (declared in game.pxd)"
+
+
+def test_shuffle_draws_as_random_shuffle():
+    # Game deals its decks with game.shuffle (compiled where built): the same seed must deal what Python's own
+    # random.Random.shuffle deals, or every seeded game and record would change.
+    import random
+
+    from referee.rules.game import shuffle
+
+    for seed in range(200):
+        for size in (2, 3, 24, 25, 48):
+            a, b = list(range(size)), list(range(size))
+            r1, r2 = random.Random(seed), random.Random(seed)
+            r1.shuffle(a)
+            shuffle(r2, b)
+            assert a == b and r1.random() == r2.random(), (seed, size)
