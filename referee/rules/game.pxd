@@ -22,6 +22,17 @@ cdef class Game:
     cdef public int _high, _bid_turns, _trump, _discards_left, _n_active, _deal_start
     cdef public bint _ceded, _partner_open
 
+    # The steps of a deal, called from each other: cpdef makes those calls C calls (still Python methods).
+    cpdef _start_deal(self)
+    cpdef _new_deal(self, hands, widow, dead_hand)
+    cpdef _enter(self, phase, seat)
+    cpdef _end_auction(self)
+    cpdef _throw_in(self)
+    cpdef _set_trump(self, bidder, lv, strain)
+    cpdef _start_play(self)
+    cpdef _score_deal(self)
+    cpdef _finish_deal(self, contract, ceded, made, pts)
+
 
 @cython.locals(i=int, n=int, bits=int, j=int)
 cpdef shuffle(rng, list x)

@@ -451,11 +451,11 @@ class Game:
         if winners is None and len(self.deals) >= self.deal_cap:
             # [R] The deal cap: the leader wins, a tie is a draw.
             top = max(self.scores)
-            leaders = tuple(i for i, s in enumerate(self.scores) if s == top)
+            leaders = tuple([i for i, s in enumerate(self.scores) if s == top])
             winners, reason = (leaders if len(leaders) == 1 else ()), "deal-cap"
         if winners is None:
             return self._start_deal()
-        seats = tuple(s for s in range(self.players) if self.table.team_of[s] in winners)
+        seats = tuple([s for s in range(self.players) if self.table.team_of[s] in winners])
         self.outcome = Outcome(winners, seats, tuple(self.scores), len(self.deals), reason)
         self._enter(Phase.GAME_OVER, None)
         self._log.append((EventKind.GAME_OVER, None, self.outcome, PUBLIC))
