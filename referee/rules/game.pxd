@@ -1,7 +1,7 @@
 # The compiled Game (setup.py): an extension type whose state sits in C slots rather than in an instance dict
 # (faster to read and write, and smaller). game.py stays the only source; this file only declares its
 # attributes. An attribute not declared here still works (it goes to __dict__); copy() and pickling take both
-# (game.py's _SLOTS lists the declared ones from the compiled class itself).
+# (game.py's _DECLARED lists the names declared here).
 
 cimport cython
 

@@ -601,16 +601,19 @@ class Game:
                 f"to_act {self.to_act} scores {self.scores}>")
 
 
-#: The attributes that the compiled Game keeps in C slots (declared in game.pxd) rather than in its __dict__:
-#: copy() and pickling take them too. Uncompiled they are ordinary attributes. Keep in step with game.pxd
-#: (tests/rules/test_compiled_build.py compares the two).
-_SLOTS = ("ruleset", "rules", "table", "players", "seed", "target_score", "deal_cap", "_rng", "first_dealer",
+#: The attributes that game.pxd declares, for the compiled Game to keep in C slots rather than in its __dict__.
+#: Keep in step with game.pxd (tests/rules/test_compiled_build.py compares the two).
+_DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "deal_cap", "_rng", "first_dealer",
           "start_scores", "outcome", "_family", "_rung_of", "dealer", "scores", "deals", "decks_dealt", "history", "_log",
           "_decks", "_legal_of", "_apply_of", "_bids_from", "_play_events", "hands", "widow", "dead_hand", "_bids",
           "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
           "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
           "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
           "_deal_start", "_ceded", "_partner_open")
+
+#: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
+#: a descriptor on the class); uncompiled none, for every attribute is in __dict__.
+_SLOTS = tuple(k for k in _DECLARED if k in vars(Game))
 
 _TRUMP_IDS = [A.TRUMP_BASE + s for s in range(5)]
 _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
