@@ -76,7 +76,8 @@ class OptionalBuildExt(build_ext):
     """build_ext that falls back to pure Python (a one-line notice) when a module does not compile."""
 
     def run(self) -> None:
-        if self.inplace:
+        inplace = self.inplace   # setuptools clears it while building (and leaves it so when the build fails)
+        if inplace:
             MARKER.unlink(missing_ok=True)
         try:
             super().run()
@@ -84,10 +85,10 @@ class OptionalBuildExt(build_ext):
             print(f"note: the rules engine was not compiled ({type(e).__name__}: {e}); it runs as pure Python",
                   file=sys.stderr)
             self.extensions = []
-        if self.inplace and not self.extensions:
+        if inplace and not self.extensions:
             _remove_compiled()   # an older build would shadow today's sources
             return
-        if self.inplace and self.extensions:
+        if inplace:
             MARKER.write_text("".join(f"{m} {_digest(m)}\n" for m in COMPILED_MODULES))
 
     def build_extension(self, ext) -> None:
