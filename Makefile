@@ -33,8 +33,19 @@ $(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version.split()[0]'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ./sdk/python -e .
+	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[build]'
 	@touch $(RUNTIME)
+
+# The compiled rules engine (setup.py's COMPILED_MODULES, by Cython from the same .py files), built in place and
+# rebuilt whenever one of its sources changes; without a C compiler it stays pure Python, with a one-line notice.
+ENGINE_SOURCES := $(shell find referee/rules -name '*.py' -o -name '*.pxd') setup.py
+COMPILED := $(VENV)/.compiled
+$(COMPILED): $(RUNTIME) $(ENGINE_SOURCES)
+	@$(BIN)/python setup.py --quiet build_ext --inplace 2>&1 | grep -v -e '^warning: ' -e 'Compiling ' -e '^\[' || true
+	@touch $(COMPILED)
+
+.PHONY: compiled
+compiled: $(COMPILED) ## build the compiled rules engine in place (make install does; PEPPER_PURE=1 runs the .py files)
 
 $(STAMP): $(RUNTIME) $(SDK_STAMP)
 	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev,research,ray]'
@@ -60,10 +71,11 @@ kits: ## build the Go and C++ starter kits (a kit whose toolchain is missing is 
 		else $(MAKE) -s --no-print-directory -j2 -C sample_bots/$$k BUILD=$(CURDIR)/build/kits/$$k || exit 1; fi; \
 	done
 
-install: $(STAMP) node-bot ## create .venv and install the project with its test extras (and the Node bot's packages where node is installed)
+install: $(STAMP) $(COMPILED) node-bot ## create .venv and install the project with its test extras (and the Node bot's packages where node is installed)
 
-test: install kits checkgenerate ## run the whole test suite
+test: install kits checkgenerate ## run the whole test suite (on the compiled engine), then a pure-Python smoke run
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	PEPPER_PURE=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/rules -k 'golden or pure_flag or slots or shuffle'
 
 # The pure layers, no server or bot process: the rules (one random game per configuration for the property
 # tests), the wire, enforcement, the SDK's conversions, the store and its migrations, results, the checker's units.
@@ -94,7 +106,7 @@ bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
 
 ARENA_ARGS ?= --ruleset iowa --games 1000 --seed 1
 
-arena: $(RUNTIME) node-bot ## run the default tournament (iowa, 1,000 games) and print the ranked table
+arena: $(RUNTIME) $(COMPILED) node-bot ## run the default tournament (iowa, 1,000 games) and print the ranked table
 	$(BIN)/pepper arena run $(ARENA_ARGS)
 
 WEB_ARGS ?= --db arena.db --address 127.0.0.1:8000

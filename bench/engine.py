@@ -6,7 +6,10 @@ random legal action (for OpenSpiel, chance nodes pick uniformly among
 include thrown-in deals (everyone passed), which are cheap; the table shows
 their share and the rate of played deals alone.
 
-    .venv/bin/python bench/engine.py [--runs 5] [--seconds 1.0] [--json]
+    .venv/bin/python bench/engine.py [--runs 5] [--seconds 1.0] [--rulesets iowa] [--json]
+
+The compiled engine runs where it is built (``make install``); ``PEPPER_PURE=1`` runs the .py sources, so
+the two are compared by running this twice (docs/performance.md).
 
 Each run plays whole games until ``--seconds`` of CPU time (this process's,
 ``time.process_time``: steadier than wall time on a busy machine) have passed;
@@ -29,7 +32,7 @@ from pathlib import Path
 # `referee` wins over this folder's bench/referee.py.
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from referee.rules import BUILTIN_RULESETS, Game  # noqa: E402
+from referee.rules import BUILTIN_RULESETS, COMPILED, Game  # noqa: E402
 
 
 def run_ours(name: str, players: int, seconds: float, seed: int) -> tuple[float, float, int]:
@@ -69,22 +72,52 @@ def run_openspiel(game, seconds: float, seed: int) -> tuple[float, int]:
     return deals / elapsed, deals
 
 
+def compare_openspiel(iowa: dict, args) -> dict | None:
+    """OpenSpiel euchre's median rate in this run, and iowa's ratio to it (None without pyspiel)."""
+    try:
+        import pyspiel
+    except ImportError:
+        print("\nOpenSpiel (pyspiel) is not installed: no euchre comparison. "
+              "Install the test extras (pip install -e '.[test]') to get it.")
+        return None
+    game = pyspiel.load_game("euchre")
+    rates = [run_openspiel(game, args.seconds, args.seed + k)[0] for k in range(args.runs)]
+    med = statistics.median(rates)
+    openspiel = {"game": str(game), "deals_per_second": round(med, 1), "runs": [round(r, 1) for r in rates],
+                 "ratio_iowa": round(iowa["deals_per_second"] / med, 3),
+                 "ratio_iowa_played": round(iowa["played_deals_per_second"] / med, 3)}
+    print(f"\nOpenSpiel {game} (C++ engine, driven from Python; one game = one deal, never thrown in):")
+    print(f"  {med:.0f} deals/s (min..max {min(rates):.0f}..{max(rates):.0f})")
+    print(f"  ratio iowa/OpenSpiel: {openspiel['ratio_iowa']:.2f} "
+          f"(played deals only: {openspiel['ratio_iowa_played']:.2f})")
+    return openspiel
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5, help="timed runs per configuration (default 5)")
     ap.add_argument("--seconds", type=float, default=1.0, help="length of one run in seconds (default 1.0)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="also print one JSON line with every figure")
+    ap.add_argument("--rulesets", default="", help="comma-separated ruleset names to run (default: every ruleset; "
+                    "the OpenSpiel ratio needs iowa)")
     args = ap.parse_args()
     if args.runs < 1 or args.seconds <= 0:
         ap.error("--runs must be >= 1 and --seconds > 0")
 
     print(f"Random-play deals per CPU second, median of {args.runs} runs of ~{args.seconds:g} s "
-          f"(Python {platform.python_version()}, {platform.machine()})")
+          f"(Python {platform.python_version()}, {platform.machine()}; rules engine "
+          f"{'compiled' if COMPILED else 'pure Python'})")
     print("Deals include thrown-in deals (everyone passed); 'played/s' counts the other deals only.\n")
     print(f"{'ruleset':<12} {'players':>7} {'deals/s':>9} {'played/s':>9} {'thrown in':>9} {'min..max deals/s':>18}")
     results = []
+    wanted = [r for r in args.rulesets.split(",") if r]
+    unknown = [r for r in wanted if r not in BUILTIN_RULESETS]
+    if unknown:
+        ap.error(f"no built-in ruleset {', '.join(unknown)}; choose from {', '.join(BUILTIN_RULESETS)}")
     for name, rs in BUILTIN_RULESETS.items():
+        if wanted and name not in wanted:
+            continue
         for n in rs.player_counts:
             runs = [run_ours(name, n, args.seconds, args.seed + k) for k in range(args.runs)]
             rates = [r[0] for r in runs]
@@ -96,26 +129,10 @@ def main() -> None:
             print(f"{name:<12} {n:>7} {med:>9.0f} {med_played:>9.0f} {share:>9.1%} "
                   f"{min(rates):>8.0f}..{max(rates):<9.0f}")
 
-    iowa = next(r for r in results if r["ruleset"] == "iowa")
-    openspiel = None
-    try:
-        import pyspiel
-    except ImportError:
-        print("\nOpenSpiel (pyspiel) is not installed: no euchre comparison. "
-              "Install the test extras (pip install -e '.[test]') to get it.")
-    else:
-        game = pyspiel.load_game("euchre")
-        rates = [run_openspiel(game, args.seconds, args.seed + k)[0] for k in range(args.runs)]
-        med = statistics.median(rates)
-        openspiel = {"game": str(game), "deals_per_second": round(med, 1), "runs": [round(r, 1) for r in rates],
-                     "ratio_iowa": round(iowa["deals_per_second"] / med, 3),
-                     "ratio_iowa_played": round(iowa["played_deals_per_second"] / med, 3)}
-        print(f"\nOpenSpiel {game} (C++ engine, driven from Python; one game = one deal, never thrown in):")
-        print(f"  {med:.0f} deals/s (min..max {min(rates):.0f}..{max(rates):.0f})")
-        print(f"  ratio iowa/OpenSpiel: {openspiel['ratio_iowa']:.2f} "
-              f"(played deals only: {openspiel['ratio_iowa_played']:.2f})")
+    iowa = next((r for r in results if r["ruleset"] == "iowa"), None)
+    openspiel = compare_openspiel(iowa, args) if iowa else None
     if args.json:
-        print(json.dumps({"runs": args.runs, "seconds": args.seconds, "python": platform.python_version(),
+        print(json.dumps({"runs": args.runs, "seconds": args.seconds, "python": platform.python_version(), "compiled": COMPILED,
                           "results": results, "openspiel_euchre": openspiel}))
 
 

@@ -29,13 +29,17 @@ app = typer.Typer(
 
 
 def version_line() -> str:
-    """What ``pepper --version`` prints: the installed pepper-arena, and the protocol (package and version) it speaks."""
+    """What ``pepper --version`` prints: the installed pepper-arena, the protocol (package and version) it speaks,
+    and whether its rules engine is the compiled build (setup.py) or the pure-Python source."""
     from importlib.metadata import version
 
     from pepper_proto import PROTOCOL_VERSION
     from pepper_proto.v1 import bot_pb2
 
-    return f"pepper {version('pepper-arena')} (protocol {bot_pb2.DESCRIPTOR.package} {PROTOCOL_VERSION})"
+    from referee.rules import COMPILED
+
+    engine = "compiled" if COMPILED else "pure Python"
+    return f"pepper {version('pepper-arena')} (protocol {bot_pb2.DESCRIPTOR.package} {PROTOCOL_VERSION}; rules engine {engine})"
 
 
 def _print_version(wanted: bool) -> None:

@@ -9,6 +9,19 @@ Start here::
     print(g.outcome)
 """
 
+import os as _os
+
+if _os.environ.get("PEPPER_PURE"):
+    # PEPPER_PURE=1: the .py sources even where compiled modules sit beside them (the differential test,
+    # the pure-Python smoke run). This package's and its subpackages' folders get a finder that knows only
+    # source and bytecode files, before any submodule is imported.
+    from importlib.machinery import BYTECODE_SUFFIXES, SOURCE_SUFFIXES, FileFinder, SourceFileLoader, SourcelessFileLoader
+    from sys import path_importer_cache as _cache
+
+    for _d in (__path__[0], _os.path.join(__path__[0], "families")):
+        _cache[_d] = FileFinder(_d, (SourceFileLoader, SOURCE_SUFFIXES), (SourcelessFileLoader, BYTECODE_SUFFIXES))
+
+from . import game as _game
 from .actions import ACTIONS, BID_NAMES, Action, ActionKind
 from .cards import CARDS, Card, Rank, Strain, Suit, card_strength, effective_suit, legal_plays, trick_winner_index
 from .errors import (
@@ -28,10 +41,13 @@ from .game import Game
 from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, load_ruleset_file, ruleset_from_dict
 from .status import GameStatus, SeatStatus
 
+#: Whether the compiled engine is loaded (setup.py's COMPILED_MODULES built and imported), not its .py source.
+COMPILED: bool = _os.path.splitext(_game.__file__)[1] not in (".py", ".pyc")
+
 __all__ = [
     "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",
     "effective_suit", "legal_plays", "trick_winner_index", "ActionError", "GameOverError", "IllegalActionError",
     "InvalidActionError", "NotationError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Family", "Decision", "Contract", "DealResult", "Trick", "CardPass", "Event", "EventKind", "Game", "Outcome",
     "Phase", "SeatView", "BUILTIN_RULESETS", "BidLevel", "Ruleset", "Table", "get_ruleset", "load_ruleset_file",
-    "ruleset_from_dict", "GameStatus", "SeatStatus",
+    "ruleset_from_dict", "GameStatus", "SeatStatus", "COMPILED",
 ]

@@ -92,6 +92,7 @@ class Game:
         self._legal_of = _LEGAL[rs.family]
         self._apply_of = _APPLY[rs.family]
         self._bids_from, self._rung_of = _bid_ids(t)   # bid ids from each rung up; bid id -> rung
+        self._play_events = _play_events(players)        # [seat][card] -> its shared PLAY event
         self.dealer = first_dealer
         self._start_deal()
 
@@ -127,7 +128,7 @@ class Game:
         deck = self._decks[k] if k < len(self._decks) else None
         if deck is None:
             shuffled = list(self.table.deck)
-            self._rng.shuffle(shuffled)
+            shuffle(self._rng, shuffled)
             deck = tuple(shuffled)
         self.decks_dealt.append(deck)
         self._new_deal(*self.rules.deal(self.table, deck, self.dealer))
@@ -409,7 +410,7 @@ class Game:
         ts, tc = self._trick_seats, self._trick_cards
         ts.append(seat)
         tc.append(card)
-        self._log.append(_shared(e := (EventKind.PLAY, seat, card, PUBLIC), e))
+        self._log.append(self._play_events[seat][card])
         if self._partner_open:
             self.rules.on_play(self, seat, card)
         if len(tc) < self._n_active:
@@ -450,11 +451,11 @@ class Game:
         if winners is None and len(self.deals) >= self.deal_cap:
             # [R] The deal cap: the leader wins, a tie is a draw.
             top = max(self.scores)
-            leaders = tuple(i for i, s in enumerate(self.scores) if s == top)
+            leaders = tuple([i for i, s in enumerate(self.scores) if s == top])
             winners, reason = (leaders if len(leaders) == 1 else ()), "deal-cap"
         if winners is None:
             return self._start_deal()
-        seats = tuple(s for s in range(self.players) if self.table.team_of[s] in winners)
+        seats = tuple([s for s in range(self.players) if self.table.team_of[s] in winners])
         self.outcome = Outcome(winners, seats, tuple(self.scores), len(self.deals), reason)
         self._enter(Phase.GAME_OVER, None)
         self._log.append((EventKind.GAME_OVER, None, self.outcome, PUBLIC))
@@ -522,24 +523,38 @@ class Game:
         attribute is copied (with the lists and dicts inside it), so a new
         piece of state is copied without anyone remembering to.
         """
-        g = object.__new__(type(self))
-        g.__dict__.update({k: _copied(v) for k, v in self.__dict__.items()})
+        g = type(self).__new__(type(self))
+        g._restore({k: _copied(v) for k, v in self._state().items()})
         g._rng = random.Random()
         g._rng.setstate(self._rng.getstate())
         return g
 
+    # The state is the instance's __dict__ and, compiled, the C slots that game.pxd declares (_SLOTS).
+    def _state(self) -> dict:
+        d = dict(vars(self))
+        for k in _SLOTS:
+            d[k] = getattr(self, k)
+        return d
+
+    def _restore(self, state: dict) -> None:
+        vars(self).update({k: v for k, v in state.items() if k not in _SLOTS})
+        for k in _SLOTS:
+            if k in state:
+                setattr(self, k, state[k])
+
     # Pickling (OpenSpiel's serialization, multiprocessing) leaves out the dispatch tables and bid tables,
     # which hold functions and read-only mappings, and derives them again from the ruleset.
-    _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of")
+    _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of", "_play_events")
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+        return {k: v for k, v in self._state().items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self._restore(state)
         self._legal_of = _LEGAL[self.ruleset.family]
         self._apply_of = _APPLY[self.ruleset.family]
         self._bids_from, self._rung_of = _bid_ids(self.table)
+        self._play_events = _play_events(self.players)
 
     def __deepcopy__(self, memo) -> Game:
         # copy.deepcopy (OpenSpiel's state cloning, for one) means copy(): the shared values are immutable,
@@ -586,6 +601,20 @@ class Game:
                 f"to_act {self.to_act} scores {self.scores}>")
 
 
+#: The attributes that game.pxd declares, for the compiled Game to keep in C slots rather than in its __dict__.
+#: Keep in step with game.pxd (tests/rules/test_compiled_build.py compares the two).
+_DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "deal_cap", "_rng", "first_dealer",
+          "start_scores", "outcome", "_family", "_rung_of", "dealer", "scores", "deals", "decks_dealt", "history", "_log",
+          "_decks", "_legal_of", "_apply_of", "_bids_from", "_play_events", "hands", "widow", "dead_hand", "_bids",
+          "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
+          "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
+          "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
+          "_deal_start", "_ceded", "_partner_open")
+
+#: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
+#: a descriptor on the class); uncompiled none, for every attribute is in __dict__.
+_SLOTS = tuple(k for k in _DECLARED if k in vars(Game))
+
 _TRUMP_IDS = [A.TRUMP_BASE + s for s in range(5)]
 _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
 _CEDE_IDS = [A.CEDE_NO, A.CEDE_YES]
@@ -597,6 +626,22 @@ def _copied(v):
     if type(v) is dict:
         return {k: _copied(x) for k, x in v.items()}
     return v
+
+
+_BIT_LENGTH = [n.bit_length() for n in range(129)]   # a deck holds at most 48 cards
+
+
+def shuffle(rng: random.Random, x: list) -> None:
+    """``rng.shuffle(x)``, draw for draw (so the same seed deals the same decks), with the loop compiled
+    (game.pxd) where random.shuffle's runs a Python call per card: Python 3.11's shuffle and _randbelow."""
+    getrandbits = rng.getrandbits
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1
+        bits = _BIT_LENGTH[n]
+        j = getrandbits(bits)
+        while j >= n:
+            j = getrandbits(bits)
+        x[i], x[j] = x[j], x[i]
 
 
 def _positive(name: str, v) -> int:
@@ -612,6 +657,11 @@ def _bid_tables(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
     # Immutable containers, so that Game.copy() shares them (the lists inside are legal lists: never mutated).
     return (tuple(sum(per_level[i:], []) for i in range(len(per_level) + 1)),
             MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
+
+
+def _play_events(players: int) -> tuple[tuple[tuple, ...], ...]:
+    """The PLAY event of each (seat, card), shared by every game at a table of ``players`` (see _SHARED_EVENTS)."""
+    return tuple(tuple(_shared(e := (EventKind.PLAY, s, c, PUBLIC), e) for c in range(len(CARDS))) for s in range(players))
 
 
 _BID_TABLES: dict[int, tuple] = {}

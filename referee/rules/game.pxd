@@ -1,0 +1,38 @@
+# The compiled Game (setup.py): an extension type whose state sits in C slots rather than in an instance dict
+# (faster to read and write, and smaller). game.py stays the only source; this file only declares its
+# attributes. An attribute not declared here still works (it goes to __dict__); copy() and pickling take both
+# (game.py's _DECLARED lists the names declared here).
+
+cimport cython
+
+
+cdef class Game:
+    cdef dict __dict__
+    # the game
+    cdef public object ruleset, rules, table, players, seed, target_score, deal_cap, _rng, first_dealer
+    cdef public object start_scores, outcome, _family, _rung_of, dealer
+    cdef public list scores, deals, decks_dealt, history, _log, _decks
+    cdef public tuple _legal_of, _apply_of, _bids_from, _play_events
+    # the deal (Game._new_deal)
+    cdef public list hands, widow, dead_hand, _bids, _in_auction, _queue, _private, _next
+    cdef public list _trick_seats, _trick_cards, _tricks, tricks_won
+    cdef public object phase, to_act, contract, _level, _high_bidder, _leader, _partner_card, _partner, _legal
+    cdef public dict _pending_give
+    cdef public tuple _sitting_out, _dealt_widow
+    cdef public int _high, _bid_turns, _trump, _discards_left, _n_active, _deal_start
+    cdef public bint _ceded, _partner_open
+
+    # The steps of a deal, called from each other: cpdef makes those calls C calls (still Python methods).
+    cpdef _start_deal(self)
+    cpdef _new_deal(self, hands, widow, dead_hand)
+    cpdef _enter(self, phase, seat)
+    cpdef _end_auction(self)
+    cpdef _throw_in(self)
+    cpdef _set_trump(self, bidder, lv, strain)
+    cpdef _start_play(self)
+    cpdef _score_deal(self)
+    cpdef _finish_deal(self, contract, ceded, made, pts)
+
+
+@cython.locals(i=int, n=int, bits=int, j=int)
+cpdef shuffle(rng, list x)

@@ -1,0 +1,93 @@
+"""The compiled rules engine (setup.py): loaded when built, built from today's sources, skipped by PEPPER_PURE=1.
+
+A build that compiled every module writes referee/rules/_compiled_build.txt; from then on (and always in CI,
+where `make install` must compile) the engine must import its extension modules, not fall back silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import referee.rules as rules
+
+ROOT = Path(rules.__file__).resolve().parent.parent.parent
+MARKER = ROOT / "referee" / "rules" / "_compiled_build.txt"
+PURE = bool(os.environ.get("PEPPER_PURE"))
+
+
+def _built() -> list[tuple[str, str]]:
+    return [tuple(line.split()) for line in MARKER.read_text().splitlines() if line.strip()]
+
+
+def _digest(module: str) -> str:
+    h = hashlib.sha256()
+    for suffix in (".py", ".pxd"):
+        f = ROOT / (module.replace(".", "/") + suffix)
+        if f.exists():
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.mark.skipif(PURE, reason="PEPPER_PURE=1 runs the .py sources on purpose (test_pure_flag checks that)")
+def test_compiled_modules_load_when_built():
+    if os.environ.get("CI") == "true":
+        assert MARKER.exists(), "CI's `make install` did not compile the rules engine (see setup.py's notice)"
+    if not MARKER.exists():
+        assert not rules.COMPILED
+        pytest.skip("the rules engine is not compiled here (no C compiler or no Cython at install)")
+    built = _built()
+    assert built, f"{MARKER} lists no module"
+    for module, digest in built:
+        m = importlib.import_module(module)
+        assert not m.__file__.endswith(".py"), f"{module} was built but {m.__file__} was imported"
+        assert digest == _digest(module), f"{module} was compiled from an older source: run `make install`"
+    assert rules.COMPILED
+
+
+def test_pure_flag_skips_the_extension_modules():
+    code = ("import referee.rules as r, referee.rules.families.iowa as i, referee.rules.cards as c; "
+            "print(r.COMPILED, r.game.__file__, i.__file__, c.__file__)")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PEPPER_PURE": "1"}, cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "False"
+    assert all(f.endswith(".py") for f in out[1:]), out
+
+
+def test_game_slots_match_the_pxd():
+    # copy() and pickling take the compiled Game's C slots from game.py's _DECLARED: a slot declared in game.pxd but
+    # missing there would be silently dropped by copies (and a name listed but not declared is a typo).
+    from referee.rules import game
+
+    declared = []
+    for line in (ROOT / "referee" / "rules" / "game.pxd").read_text().splitlines():
+        words = line.split(None, 3)
+        if words[:2] == ["cdef", "public"]:
+            declared += [n.strip() for n in words[3].split(",")]
+    assert sorted(declared) == sorted(game._DECLARED)
+    assert game._SLOTS == (() if PURE or not rules.COMPILED else game._DECLARED)
+    g = game.Game("iowa", seed=3)
+    for k in game._DECLARED:
+        assert hasattr(g, k), f"Game has no {k} (declared in game.pxd)"
+
+
+def test_shuffle_draws_as_random_shuffle():
+    # Game deals its decks with game.shuffle (compiled where built): the same seed must deal what Python's own
+    # random.Random.shuffle deals, or every seeded game and record would change.
+    import random
+
+    from referee.rules.game import shuffle
+
+    for seed in range(200):
+        for size in (2, 3, 24, 25, 48):
+            a, b = list(range(size)), list(range(size))
+            r1, r2 = random.Random(seed), random.Random(seed)
+            r1.shuffle(a)
+            shuffle(r2, b)
+            assert a == b and r1.random() == r2.random(), (seed, size)
