@@ -73,11 +73,17 @@ def test_a_person_plays_a_seat_through_the_page_to_the_end_of_the_run(tmp_path, 
                 legal.first.wait_for(timeout=1000)
             except Exception:  # noqa: BLE001 - playwright's TimeoutError: nobody asks alice now
                 continue
-            state = get_json(play_url.replace("/play?", "/api/seat?"))
+            # Only alice's own cards reach the page: the hand shown is the seat's view's. (The page polls: it may
+            # still show the decision before, or the API may already be at the next; wait until they agree.)
+            agree = time.monotonic() + 5
+            while True:
+                state = get_json(play_url.replace("/play?", "/api/seat?"))
+                shown = sorted(page.locator("#hand .card").evaluate_all("es => es.map(e => e.dataset.card)"))
+                if not state["pending"] or shown == sorted(state["view"]["hand"]):
+                    break
+                assert time.monotonic() < agree, (shown, state["view"]["hand"])
+                page.wait_for_timeout(100)
             if state["pending"]:
-                # Only alice's own cards reach the page: the hand shown is the seat's view's.
-                assert sorted(page.locator("#hand .card").evaluate_all("es => es.map(e => e.dataset.card)")) == \
-                    sorted(state["view"]["hand"])
                 page.wait_for_function("document.getElementById('clock').textContent.endsWith(' s')", timeout=2000)
                 if moves == 3:
                     screenshot(page, "play", tmp_path)
