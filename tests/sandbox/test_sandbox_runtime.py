@@ -18,7 +18,9 @@ from supervisor import ProcessSpec
 from supervisor.docker_runtime import LABEL, DockerRuntime, Limits, Mount, Sandbox, owner_id
 
 HERE = Path(__file__).resolve().parent
-pytestmark = pytest.mark.usefixtures("images")
+# One group with the other sandbox tests: a runtime's start reaps the containers of owners that are gone, so run
+# beside test_sandbox_register it would remove the killed arena's containers that test expects to find.
+pytestmark = [pytest.mark.usefixtures("images"), pytest.mark.xdist_group("sandbox")]
 
 
 def sandbox(**kw) -> Sandbox:
