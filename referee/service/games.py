@@ -310,14 +310,15 @@ class GameRun:
         public = public_detail(kind, detail) + ruling.note
         detail += ruling.note
         g = self.game
-        fallback = ""
+        fallback, fallback_id = "", -1
         if verdict is Verdict.FALLBACK:
             sr.status = sr.status.worst(ruling.seat_status)
             if kind is FaultKind.DISCONNECT:
                 sr.auto = True
                 self.reroute()
             if p is not None or (kind is FaultKind.DISCONNECT and g.to_act == seat):
-                fallback = wire.ACTIONS_TEXT[wire.legal_ids(g)[0]]
+                fallback_id = wire.legal_ids(g)[0]   # the first action listed (the wire's order)
+                fallback = wire.ACTIONS_TEXT[fallback_id]
         rid = p.rid if p else 0
         f = FaultInfo(seat, kind, rid, g.deal_number, detail, verdict, fallback)
         if len(self.faults) < MAX_FAULTS_LISTED:   # a result stays bounded however many faults a seat commits
@@ -333,7 +334,7 @@ class GameRun:
                 self.pending = None
                 if p is not None:
                     p.cancelled = True
-                self._apply(wire.legal_ids(g)[0])
+                self._apply(fallback_id)
         elif verdict is Verdict.FORFEIT:
             sr.status = sr.status.worst(ruling.seat_status)
             self.finish(GameStatus.FORFEITED, f"seat {seat} ({sr.bot_name}) forfeited: {kind}", forfeit_seat=seat)
