@@ -7,28 +7,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from arena_cli_run import SHORT, games, pepper
 
-SHORT = 'name = "short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick match
 pytestmark = pytest.mark.xdist_group("arena")
 LLR = re.compile(r"^(\S+) vs (\S+): (\d+) blocks \((\d+) games\), LLR (-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]", re.M)
-
-
-def pepper(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    (tmp_path / "short.toml").write_text(SHORT)
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | {"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "pepper_cli", "arena", *args, "--db", str(tmp_path / "arena.db")],
-                          cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, env=env)
-
-
-def games(tmp_path: Path) -> int:
-    with sqlite3.connect(tmp_path / "arena.db") as c:
-        return c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
 
 def test_heuristic_against_random_accepts_h1_and_a_decided_match_plays_no_more(tmp_path):

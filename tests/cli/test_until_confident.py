@@ -4,30 +4,13 @@ more; with a cap too small to separate the bots it stops at the cap and says so.
 
 from __future__ import annotations
 
-import os
 import re
-import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from arena_cli_run import games, pepper
 
-SHORT = 'name = "short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick run
 pytestmark = pytest.mark.xdist_group("arena")
 RUN = ("run", "--ruleset", "short.toml", "--bots", "heuristic,random", "--adaptive", "--until-confident", "--quiet")
-
-
-def pepper(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    (tmp_path / "short.toml").write_text(SHORT)
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | {"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "pepper_cli", "arena", *args, "--db", str(tmp_path / "arena.db")],
-                          cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, env=env)
-
-
-def games(tmp_path: Path) -> int:
-    with sqlite3.connect(tmp_path / "arena.db") as c:
-        return c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
 
 def test_until_confident_stops_once_the_table_is_separated_and_resumes_to_the_same_stop(tmp_path):
