@@ -228,7 +228,8 @@ def _report_cli(r: dict) -> None:
     print(f"pepper arena run: {r['games']} {r['kind']} games, --concurrency {r['concurrency']}, 2 lean bots: "
           f"exit {r['exit_status']}, {r['stored']} games stored in {r['seconds']:.1f}s ({r['games_per_second']:.1f} games/s)")
     if r["interrupted"]:
-        print(f"  interrupted (SIGINT) once the referee held the games: exit {r['exit_status']}, {r['stored']} finished "
+        why = "once the referee held them all" if r["referee_running_peak"] >= r["games"] else "at --full-limit"
+        print(f"  interrupted (SIGINT) {why}, after {r['seconds']:.0f}s: exit {r['exit_status']}, {r['stored']} finished "
               "games kept; the same command resumes the rest")
     print(f"  games in flight: {r['progress_in_flight_peak']} at most in the arena's progress lines (target: 5,000); "
           f"{r['referee_running_peak']} at most running at once in the referee ({r['referee_samples']} samples): the "
