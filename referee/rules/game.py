@@ -22,7 +22,7 @@ from types import MappingProxyType
 from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
 from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, trick_winner_index
-from .errors import GameOverError, IllegalActionError, InvalidActionError
+from .errors import DealInProgressError, DealOverError, GameOverError, IllegalActionError, InvalidActionError
 from .events import PUBLIC, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView
 from .families import FAMILIES, Rules
 from .records import RECORD_FORMAT, game_record, replay_record
@@ -48,11 +48,17 @@ class Game:
     Start it from a seed (the first dealer and every shuffle come from
     ``random.Random(seed)``) or from explicit deck orders (``decks[k]`` is dealt
     for deal ``k``; deals beyond the list are shuffled from the seed).
+
+    With ``hold_finished_deal=True`` a deal that does not end the game is held
+    for inspection (:attr:`deal_over`: no seat to act, no legal action, its
+    :class:`DealResult` in :attr:`deals`, the hands and tricks as they ended)
+    until :meth:`next_deal` deals the next one; by default :meth:`apply` that
+    ends a deal deals the next in the same call. Both play the same game.
     """
 
     def __init__(self, ruleset: Ruleset | str = "iowa", players: int | None = None, *, seed: int = 0,
                  decks: list | None = None, first_dealer: int | None = None, scores: list[int] | None = None,
-                 target_score: int | None = None, deal_cap: int | None = None):
+                 target_score: int | None = None, deal_cap: int | None = None, hold_finished_deal: bool = False):
         rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
         if players is None:
             players = rs.default_players
@@ -65,6 +71,10 @@ class Game:
         #: The score to reach and the deal cap: the ruleset's unless given (a record carries them).
         self.target_score: int = _positive("target_score", rs.target_score if target_score is None else target_score)
         self.deal_cap: int = _positive("deal_cap", rs.deal_cap if deal_cap is None else deal_cap)
+        #: Stop after each deal that does not end the game, until :meth:`next_deal` (a record carries it).
+        if not isinstance(hold_finished_deal, bool):
+            raise ValueError(f"hold_finished_deal must be True or False, got {hold_finished_deal!r}")
+        self.hold_finished_deal: bool = hold_finished_deal
         self._rng = random.Random(seed)
         # decks[k] is dealt for deal k; None (or past the list): shuffled from the seed.
         self._decks: list[tuple[int, ...] | None] = [None if d is None else self._check_deck(d, k)
@@ -169,6 +179,7 @@ class Game:
         self._partner: int | None = None
         self._partner_open = False                          # five-handed: partner not yet known
         self._legal: list[int] | None = None
+        self._held = False                                  # hold_finished_deal: this deal is over, held
         self._deal_start = len(self._log)                   # this deal's first event
         self._dealt_widow: tuple[int, ...] = tuple(widow)
         log = self._log
@@ -207,15 +218,39 @@ class Game:
         return self.outcome is not None
 
     @property
+    def deal_over(self) -> bool:
+        """The last deal is over and held for inspection (``hold_finished_deal``): :meth:`next_deal` deals on.
+
+        While held, :attr:`to_act` and :attr:`decision` are None, there is no
+        legal action, :attr:`phase` is the phase the deal ended in, and the
+        finished deal is :attr:`deals`\\ ``[-1]`` with the hands, tricks and
+        scores as it left them. A deal that ends the game is not held: the game
+        is over (:attr:`is_over`).
+        """
+        return self._held
+
+    def next_deal(self) -> None:
+        """Deal the next deal after a held one (``hold_finished_deal``); the same deal :meth:`apply` deals
+        on its own without the option. Raises :class:`GameOverError` once the game is over, and
+        :class:`DealInProgressError` while a deal is being played."""
+        if self.outcome is not None:
+            raise GameOverError("the game is over; there is no next deal")
+        if not self._held:
+            raise DealInProgressError(
+                f"deal {self.deal_number} is in progress (phase {self.phase}, seat {self.to_act} to act); "
+                "next_deal() follows a deal held by hold_finished_deal", deal=self.deal_number)
+        self._start_deal()
+
+    @property
     def decision(self) -> Phase | None:
         """The kind of decision awaited from :attr:`to_act`, or None when the game is over."""
-        return None if self.outcome else self.phase
+        return None if self.outcome is not None or self._held else self.phase
 
     @property
     def decision_kind(self) -> Decision | None:
         """The decision awaited from :attr:`to_act`, by name: like :attr:`decision`, but the iowa exchange's
         card choices (``offer-card``, ``return-card``) and bid-euchre's ``give-card`` are told apart."""
-        return None if self.outcome else self.rules.decision(self)
+        return None if self.outcome is not None or self._held else self.rules.decision(self)
 
     def legal_action_ids(self) -> list[int]:
         """Legal actions of the seat to act, as ids (fast path; do not mutate)."""
@@ -269,6 +304,9 @@ class Game:
         self._apply_of[self.phase](self, a)
 
     def _refusal(self, action) -> Exception:
+        if self._held:   # the held deal's legal list is empty: every action ends here, off the hot path
+            return DealOverError(f"deal {self.deal_number} is over (phase deal-over, held by hold_finished_deal); "
+                                 f"call next_deal() before applying {action!s}", deal=self.deal_number, action=action)
         if not (isinstance(action, int) and 0 <= action < A.N_ACTIONS):
             return self._error(InvalidActionError, f"not an action id: {action!r}", action)
         a = ACTIONS[action]
@@ -454,7 +492,12 @@ class Game:
             leaders = tuple([i for i, s in enumerate(self.scores) if s == top])
             winners, reason = (leaders if len(leaders) == 1 else ()), "deal-cap"
         if winners is None:
-            return self._start_deal()
+            if not self.hold_finished_deal:
+                return self._start_deal()
+            self._held = True   # held for inspection until next_deal()
+            self._legal = []
+            self.to_act = None
+            return
         seats = tuple([s for s in range(self.players) if self.table.team_of[s] in winners])
         self.outcome = Outcome(winners, seats, tuple(self.scores), len(self.deals), reason)
         self._enter(Phase.GAME_OVER, None)
@@ -609,7 +652,7 @@ _DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "de
           "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
           "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
           "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
-          "_deal_start", "_ceded", "_partner_open")
+          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held")
 
 #: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
 #: a descriptor on the class); uncompiled none, for every attribute is in __dict__.
