@@ -37,3 +37,6 @@ cdef class Game:
 
 @cython.locals(i=int, n=int, bits=int, j=int)
 cpdef shuffle(rng, list x)
+
+@cython.locals(i=cython.Py_ssize_t)
+cpdef _made(cls, tuple setters, tuple values)

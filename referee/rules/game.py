@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import fields
 from types import MappingProxyType
 
 from . import actions as A
@@ -30,6 +31,14 @@ from .rulesets import BidLevel, Ruleset, Table, get_ruleset
 from .views import full_state, seat_view, view_state
 
 __all__ = ["Game", "Phase", "Event", "EventKind", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
+
+
+# Enum members as module constants: compiled, a global reads in a few ns, a member through its class ~70 ns.
+E_DEAL, E_HAND, E_BID, E_CONTRACT, E_THROWN_IN = EventKind.DEAL, EventKind.HAND, EventKind.BID, EventKind.CONTRACT, EventKind.THROWN_IN
+E_CEDE, E_CEDED, E_PLAY, E_TRICK = EventKind.CEDE, EventKind.CEDED, EventKind.PLAY, EventKind.TRICK
+E_DEAL_END, E_GAME_OVER = EventKind.DEAL_END, EventKind.GAME_OVER
+P_BID, P_NAME_TRUMP, P_PLAY, P_GAME_OVER = Phase.BID, Phase.NAME_TRUMP, Phase.PLAY, Phase.GAME_OVER
+STRAINS = tuple(Strain)   # STRAINS[s] is Strain(s), without the enum's call
 
 
 #: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
@@ -149,7 +158,7 @@ class Game:
         self.hands: list[list[int]] = hands
         self.widow: list[int] = widow                    # five-handed: until the bidder takes it
         self.dead_hand: list[int] = dead_hand            # 2-player pepper-30
-        self.phase: Phase = Phase.BID
+        self.phase: Phase = P_BID
         self.to_act: int | None = (d + 1) % n
         self.contract: Contract | None = None
         # the auction
@@ -183,9 +192,9 @@ class Game:
         self._deal_start = len(self._log)                   # this deal's first event
         self._dealt_widow: tuple[int, ...] = tuple(widow)
         log = self._log
-        log.append((EventKind.DEAL, d, len(self.decks_dealt), PUBLIC))
+        log.append((E_DEAL, d, len(self.decks_dealt), PUBLIC))
         for s in range(n):
-            log.append((EventKind.HAND, s, tuple(self.hands[s]), s))
+            log.append((E_HAND, s, tuple(self.hands[s]), s))
 
     def _enter(self, phase: Phase, seat: int | None) -> None:
         """Every phase change goes through here: what the game waits for, and from whom."""
@@ -351,7 +360,7 @@ class Game:
     def _apply_bid(self, a: int) -> None:
         seat = self.to_act
         self._bids.append((seat, a))
-        self._log.append(_shared(e := (EventKind.BID, seat, a, PUBLIC), e))
+        self._log.append(_shared(e := (E_BID, seat, a, PUBLIC), e))
         if a != A.PASS:
             self._high = self._rung_of[a]
             self._high_bidder = seat
@@ -372,15 +381,15 @@ class Game:
             _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
-            self.contract = Contract(bidder, lv.name, None, lv.alone, lv.tricks)
-            self._enter(Phase.NAME_TRUMP, bidder)
+            self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, None, lv.alone, lv.tricks))
+            self._enter(P_NAME_TRUMP, bidder)
 
     def _winning_bid_id(self) -> int:
         return next(a for s, a in reversed(self._bids) if s == self._high_bidder and a != A.PASS)
 
     def _throw_in(self) -> None:
         # [R] Everyone passed: no score, the deal passes to the left.
-        self._log.append((EventKind.THROWN_IN, None, None, PUBLIC))
+        self._log.append((E_THROWN_IN, None, None, PUBLIC))
         self._finish_deal(None, False, False, tuple([0] * self.table.teams))
 
     # ----------------------------------------------------------------- trump
@@ -392,8 +401,8 @@ class Game:
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
-        self.contract = Contract(bidder, lv.name, Strain(strain), lv.alone, lv.tricks)
-        self._log.append((EventKind.CONTRACT, bidder, (lv.name, strain), PUBLIC))
+        self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks))
+        self._log.append((E_CONTRACT, bidder, (lv.name, strain), PUBLIC))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
     # --------------------------------------------- exchange, give, discard
@@ -419,14 +428,14 @@ class Game:
         return _CEDE_IDS
 
     def _apply_cede(self, a: int) -> None:
-        self._log.append((EventKind.CEDE, self.to_act, a == A.CEDE_YES, PUBLIC))
+        self._log.append((E_CEDE, self.to_act, a == A.CEDE_YES, PUBLIC))
         if a == A.CEDE_NO:
             return self._start_play()
         if self._queue:
             self.to_act = self._queue.pop(0)
             return
         self._ceded = True
-        self._log.append((EventKind.CEDED, None, None, PUBLIC))
+        self._log.append((E_CEDED, None, None, PUBLIC))
         self._score_deal()
 
     # ------------------------------------------------------------------ play
@@ -439,7 +448,7 @@ class Game:
             for i, s in enumerate(active):
                 self._next[s] = active[(i + 1) % len(active)]
         self.rules.start_play(self)
-        self._enter(Phase.PLAY, c.bidder)
+        self._enter(P_PLAY, c.bidder)
         self._leader = c.bidder  # the winning bidder leads the first trick
 
     def _apply_play(self, card: int) -> None:
@@ -457,7 +466,7 @@ class Game:
         winner = ts[trick_winner_index(tc, self._trump)]
         self.tricks_won[winner] += 1
         self._tricks.append((self._leader, tuple(zip(ts, tc)), winner))
-        self._log.append((EventKind.TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
+        self._log.append((E_TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
         self._trick_seats, self._trick_cards = [], []
         if len(self._tricks) == self.table.hand_size:
             self.to_act = None
@@ -479,8 +488,8 @@ class Game:
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
         # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
         # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
-        self._log.append((EventKind.DEAL_END, None, DealResult(*summary), PUBLIC))
-        self.deals.append(DealResult(*summary, self._log, self._deal_start))
+        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_SETTERS, summary + (None, 0, None)), PUBLIC))
+        self.deals.append(_made(DealResult, _RESULT_SETTERS, summary + (self._log, self._deal_start, None)))
         self._legal = None
         winners = None
         if contract is not None:
@@ -500,8 +509,8 @@ class Game:
             return
         seats = tuple([s for s in range(self.players) if self.table.team_of[s] in winners])
         self.outcome = Outcome(winners, seats, tuple(self.scores), len(self.deals), reason)
-        self._enter(Phase.GAME_OVER, None)
-        self._log.append((EventKind.GAME_OVER, None, self.outcome, PUBLIC))
+        self._enter(P_GAME_OVER, None)
+        self._log.append((E_GAME_OVER, None, self.outcome, PUBLIC))
 
     # ------------------------------------------------------------------ views
     @property
@@ -702,9 +711,35 @@ def _bid_tables(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
             MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
 
 
+_PLAY_EVENTS: dict[int, tuple] = {}
+
+
 def _play_events(players: int) -> tuple[tuple[tuple, ...], ...]:
     """The PLAY event of each (seat, card), shared by every game at a table of ``players`` (see _SHARED_EVENTS)."""
-    return tuple(tuple(_shared(e := (EventKind.PLAY, s, c, PUBLIC), e) for c in range(len(CARDS))) for s in range(players))
+    got = _PLAY_EVENTS.get(players)
+    if got is None:
+        got = _PLAY_EVENTS[players] = tuple(tuple(_shared(e := (E_PLAY, s, c, PUBLIC), e) for c in range(len(CARDS)))
+                                            for s in range(players))
+    return got
+
+
+def _setters(cls) -> tuple:
+    """The slots' own setters of a frozen slots dataclass, in field order (see :func:`_made`)."""
+    return tuple(cls.__dict__[f.name].__set__ for f in fields(cls))
+
+
+def _made(cls, setters: tuple, values: tuple):
+    """``cls(*values)`` for a frozen slots dataclass given every field, without its Python ``__init__`` (which
+    sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a DealResult
+    ~1 us). The same value: every slot set once, in field order."""
+    obj = object.__new__(cls)
+    for i in range(len(setters)):
+        setters[i](obj, values[i])
+    return obj
+
+
+_CONTRACT_SETTERS = _setters(Contract)
+_RESULT_SETTERS = _setters(DealResult)
 
 
 _BID_TABLES: dict[int, tuple] = {}
