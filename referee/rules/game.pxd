@@ -38,5 +38,5 @@ cdef class Game:
 @cython.locals(i=int, n=int, bits=int, j=int)
 cpdef shuffle(rng, list x)
 
-@cython.locals(i=cython.Py_ssize_t)
-cpdef _made(cls, tuple setters, tuple values)
+@cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
+cpdef _made(cls, tuple setters, tuple values, tuple more)

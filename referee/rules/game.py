@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
-from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, trick_winner_index
+from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, legal_plays, trick_winner_index
 from .errors import DealInProgressError, DealOverError, GameOverError, IllegalActionError, InvalidActionError
 from .events import PUBLIC, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView
 from .families import FAMILIES, Rules
@@ -352,10 +352,10 @@ class Game:
 
     # -------------------------------------------------------------- auction
     def _legal_bid(self) -> list[int]:
-        ids = self._bids_from[self._high + 1]
+        ids, or_pass = self._bids_from[self._high + 1]   # shared lists: a legal list is never mutated
         if self._high_bidder is None and self.ruleset.pass_out == "dealer-must-bid" and self.rules.last_chance(self):
             return ids
-        return [A.PASS] + ids
+        return or_pass
 
     def _apply_bid(self, a: int) -> None:
         seat = self.to_act
@@ -381,7 +381,7 @@ class Game:
             _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
-            self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, None, lv.alone, lv.tricks))
+            self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
             self._enter(P_NAME_TRUMP, bidder)
 
     def _winning_bid_id(self) -> int:
@@ -401,7 +401,7 @@ class Game:
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
-        self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks))
+        self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
         self._log.append((E_CONTRACT, bidder, (lv.name, strain), PUBLIC))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
@@ -428,7 +428,7 @@ class Game:
         return _CEDE_IDS
 
     def _apply_cede(self, a: int) -> None:
-        self._log.append((E_CEDE, self.to_act, a == A.CEDE_YES, PUBLIC))
+        self._log.append(_shared(e := (E_CEDE, self.to_act, a == A.CEDE_YES, PUBLIC), e))
         if a == A.CEDE_NO:
             return self._start_play()
         if self._queue:
@@ -439,6 +439,15 @@ class Game:
         self._score_deal()
 
     # ------------------------------------------------------------------ play
+    def _follow_suit(self) -> list[int]:
+        """The cards the seat to act may play by the common rule (:func:`~.cards.legal_plays`: follow the effective
+        suit led when able), each named once where the deck has copies: :meth:`Rules.legal_play
+        <referee.rules.families.base.Rules.legal_play>`, which a family may narrow."""
+        hand = self.hands[self.to_act]
+        trick = self._trick_cards
+        legal = legal_plays(hand, trick[0], self._trump) if trick else list(hand)
+        return list(dict.fromkeys(legal)) if self.table.has_copies else legal
+
     def _start_play(self) -> None:
         c, n = self.contract, self.players
         self._sitting_out = out = self.rules.sitting_out(self.table, c.bidder, c.alone)
@@ -465,7 +474,8 @@ class Game:
             return
         winner = ts[trick_winner_index(tc, self._trump)]
         self.tricks_won[winner] += 1
-        self._tricks.append((self._leader, tuple(zip(ts, tc)), winner))
+        pairs = _PAIRS
+        self._tricks.append((self._leader, tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
         self._log.append((E_TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
         self._trick_seats, self._trick_cards = [], []
         if len(self._tricks) == self.table.hand_size:
@@ -488,8 +498,8 @@ class Game:
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
         # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
         # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
-        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_SETTERS, summary + (None, 0, None)), PUBLIC))
-        self.deals.append(_made(DealResult, _RESULT_SETTERS, summary + (self._log, self._deal_start, None)))
+        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_SETTERS, summary, (None, 0, None)), PUBLIC))
+        self.deals.append(_made(DealResult, _RESULT_SETTERS, summary, (self._log, self._deal_start, None)))
         self._legal = None
         winners = None
         if contract is not None:
@@ -702,12 +712,12 @@ def _positive(name: str, v) -> int:
     return v
 
 
-def _bid_tables(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
-    """(ids of every bid at or above each rung, action id -> rung) of a table's ladder."""
+def _bid_tables(t: Table) -> tuple[tuple[tuple[list[int], list[int]], ...], MappingProxyType]:
+    """((ids of every bid at or above each rung, the same after a pass), action id -> rung) of a table's ladder."""
     per_level = [[A.bid_action_id(lv.index, s) for s in range(5)] if t.bid_names_strain else [A.bid_action_id(lv.index, None)]
                  for lv in t.ladder]
     # Immutable containers, so that Game.copy() shares them (the lists inside are legal lists: never mutated).
-    return (tuple(sum(per_level[i:], []) for i in range(len(per_level) + 1)),
+    return (tuple((ids := sum(per_level[i:], []), [A.PASS] + ids) for i in range(len(per_level) + 1)),
             MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
 
 
@@ -728,16 +738,21 @@ def _setters(cls) -> tuple:
     return tuple(cls.__dict__[f.name].__set__ for f in fields(cls))
 
 
-def _made(cls, setters: tuple, values: tuple):
-    """``cls(*values)`` for a frozen slots dataclass given every field, without its Python ``__init__`` (which
-    sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a DealResult
-    ~1 us). The same value: every slot set once, in field order."""
+def _made(cls, setters: tuple, values: tuple, more: tuple):
+    """``cls(*values, *more)`` for a frozen slots dataclass given every field, without its Python ``__init__``
+    (which sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a
+    DealResult ~1 us). The same value: every slot set once, in field order."""
     obj = object.__new__(cls)
-    for i in range(len(setters)):
+    n = len(values)
+    for i in range(n):
         setters[i](obj, values[i])
+    for i in range(len(more)):
+        setters[n + i](obj, more[i])
     return obj
 
 
+#: _PAIRS[seat][card]: the (seat, card) play of a trick, shared by every trick of every game (an int pair).
+_PAIRS = tuple(tuple((s, c) for c in range(len(CARDS))) for s in range(8))
 _CONTRACT_SETTERS = _setters(Contract)
 _RESULT_SETTERS = _setters(DealResult)
 
@@ -768,6 +783,11 @@ def _by_phase(handlers: dict) -> tuple:
     return tuple(handlers.get(p) for p in range(max(Phase) + 1))
 
 
-_LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: r.legal_play}) for f, r in FAMILIES.items()}
+def _legal_play(r: Rules):
+    # A family that keeps the common rule gets Game._follow_suit itself: the same list, one call fewer a card.
+    return Game._follow_suit if type(r).legal_play is Rules.legal_play else r.legal_play
+
+
+_LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: _legal_play(r)}) for f, r in FAMILIES.items()}
 _APPLY = {f: _by_phase({**_COMMON_APPLY, Phase.EXCHANGE: r.apply_exchange, Phase.GIVE_CARD: r.apply_give})
           for f, r in FAMILIES.items()}
