@@ -233,7 +233,9 @@ def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: 
     ``counts``: each line-up's matches so far in the run. First every line-up below its floor (``floor`` times
     an even share of the run's matches once this round is played) gets matches up to it, the furthest below
     first; the rest are shared in proportion to ``scores`` (D'Hondt within the round, see :func:`apportion`).
-    Ties go to the lower index, so the round is a pure function of the arguments."""
+    Ties go to the line-up with the fewest matches in the run, then to the lower index, so that rounds smaller than
+    the round robin, on equal scores (before any rating), still take the line-ups in turn; the round is a pure
+    function of the arguments."""
     n = len(scores)
     counts = list(counts)
     want = floor * (sum(counts) + matches) / n
@@ -247,7 +249,7 @@ def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: 
         out.append(i)
     taken = [0] * n
     for _ in range(matches - len(out)):
-        i = max(range(n), key=lambda k: (scores[k] / (taken[k] + 1), -k))
+        i = max(range(n), key=lambda k: (scores[k] / (taken[k] + 1), -counts[k] - taken[k], -k))
         taken[i] += 1
         out.append(i)
     return out

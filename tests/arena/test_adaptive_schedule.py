@@ -37,10 +37,21 @@ def test_a_lineup_scores_the_mean_doubt_of_the_pairs_it_sets_against_each_other(
 def test_a_round_lifts_lineups_to_their_floor_then_shares_the_rest_by_score():
     # 10 matches so far, 10 more this round: a floor of 0.25 * 20 / 2 = 2.5 matches each (whole ones: 2).
     assert adaptive_order([1.0, 0.0], [10, 0], 10, floor=0.25) == [1, 1] + [0] * 8
-    # No floor: D'Hondt on 3 : 1 gives the first 3 of every 4 picks.
-    assert adaptive_order([0.75, 0.25], [0, 0], 8, floor=0) == [0, 0, 0, 1, 0, 0, 0, 1]
+    # No floor: D'Hondt on 3 : 1 gives 3 of every 4 picks (a tie, 0.75 / 3 = 0.25 / 1, to the one played less).
+    assert adaptive_order([0.75, 0.25], [0, 0], 8, floor=0) == [0, 0, 1, 0, 0, 0, 1, 0]
     # Equal scores, nothing played: a round robin from the first line-up.
     assert adaptive_order([0.5] * 3, [0, 0, 0], 4) == [0, 1, 2, 0]
+
+
+def test_rounds_smaller_than_the_round_robin_take_the_lineups_in_turn_on_equal_scores():
+    """Adaptive rounds (4 matches) are smaller than a round robin of 5 bots (10 line-ups), and the first rounds are
+    all planned on equal ratings (their basis lags the plan): they go on where the last one stopped rather than
+    starting again from the first line-up."""
+    counts = [0] * 10
+    for _ in range(5):
+        for i in adaptive_order([0.5] * 10, counts, 4):
+            counts[i] += 1
+    assert counts == [2] * 10
     # Over a long run every line-up keeps its floor however low its score.
     counts = [0, 0, 0]
     for _ in range(30):
