@@ -77,8 +77,10 @@ PROGRESS_TICK_S = 1.0
 # the later the first game finishes.
 GAMES_PER_PROCESS = 32
 GAMES_PER_CORE = 64
-# The default --shards (see default_shards): one referee per core, when the referee is the limit, up to this many.
+# The default --shards (see default_shards): one referee per core, up to MAX_DEFAULT_SHARDS, for a run with at
+# least SHARD_MIN_GAMES games to play; fewer finish in seconds, where starting more processes costs as much as it saves.
 MAX_DEFAULT_SHARDS = 4
+SHARD_MIN_GAMES = 500
 # Crash policy (docs/arena.md, "Crashes"). A game in flight on a command bot's process that dies is played again
 # from its start on a fresh deck (replay_seed), at most MAX_REPLAYS times: then its forfeit stands.
 MAX_REPLAYS = 2
@@ -101,10 +103,13 @@ def default_concurrency(pending: int, processes: int, cpus: int | None = None) -
     return max(1, min(pending, max(GAMES_PER_PROCESS * processes, GAMES_PER_CORE * cores)))
 
 
-def default_shards(cpus: int | None = None) -> int:
-    """Referee shards when --shards is not given: one per core (at most MAX_DEFAULT_SHARDS). One referee process
-    runs on one core, and with bots as cheap as bench/lean_bot.py it is the limit (docs/performance.md, "Referee
-    shards"); with bots that spend more than the referee per decision, more shards cost little."""
+def default_shards(pending: int, cpus: int | None = None) -> int:
+    """Referee shards when --shards is not given: one per core (at most MAX_DEFAULT_SHARDS) for ``pending`` games
+    to play of at least SHARD_MIN_GAMES, else 1. One referee process runs on one core, and with cheap bots it is
+    the limit (docs/performance.md, "Referee shards"); with bots that spend more than the referee per decision,
+    more shards cost little."""
+    if pending < SHARD_MIN_GAMES:
+        return 1
     return max(1, min(MAX_DEFAULT_SHARDS, cpus or os.cpu_count() or 1))
 
 
@@ -278,7 +283,7 @@ class Arena:
             addresses = [self.cfg.referee]
         else:
             try:  # shard 0 where --listen says, the others on the same host's free ports
-                for i in range(self._shard_count(bots)):
+                for i in range(self._shard_count(run_id, bots)):
                     refs.append(RefereeProcess(log_dir, token, self.cfg.listen if i == 0 else _any_port(self.cfg.listen),
                                                unix_socket=sandbox.socket if sandbox else None, shard=i))
             except BaseException:
@@ -346,14 +351,15 @@ class Arena:
             if sandbox:
                 sandbox.close()
 
-    def _shard_count(self, bots: list[Bot]) -> int:
-        """The referee shards this run starts: --shards, else :func:`default_shards` (1 with --sandbox docker or
-        a remote bot, which connect to one referee)."""
+    def _shard_count(self, run_id: int, bots: list[Bot]) -> int:
+        """The referee shards this run starts: --shards, else :func:`default_shards` of the games it has to play
+        (1 with --sandbox docker or a remote bot, which reach one referee)."""
         if self.cfg.shards:
             return self.cfg.shards
         if self.cfg.sandbox == "docker" or any(b.kind is BotKind.REMOTE for b in bots):
             return 1
-        return default_shards()
+        pending = (self.cfg.games - self.store.game_ids(run_id).count) if self.cfg.adaptive else len(self.store.pending(run_id))
+        return default_shards(pending)
 
     def _dispatch(self, shards: list[Shard]) -> Shard:
         """The shard a game goes to: the one with the fewest games in flight (the first of those). Where a game is

@@ -56,6 +56,9 @@ from arena.store import Store, new_token  # noqa: E402
 from arena.tournament import Arena, RunConfig  # noqa: E402
 
 BOTS = ("bot-a", "bot-b")
+#: Asked decisions in an iowa game between the heuristic bots (docs/performance.md, "The arena"): the game length
+#: the arena targets count in, for bots whose random play makes longer games.
+HEURISTIC_GAME = 410
 #: What the two bots run (``--bot``): the sample heuristic through the Python SDK (the default), the
 #: sample random bot through the SDK, or bench/lean_bot.py (parses each message, answers, nothing else).
 COMMANDS = {"heuristic": "{python} -m sample_bots heuristic", "random": "{python} -m sample_bots random",
@@ -273,7 +276,11 @@ def main() -> None:
             print(f"    {r['games']} games in {r['seconds']:.1f}s: {r['games_per_second']:.1f} games/s, "
                   f"{r['decisions_per_second']:.0f} decisions/s")
         m = med[n]
-        print(f"    median: {m['games_per_second']:.1f} games/s, {m['decisions_per_second']:.0f} decisions/s, "
+        # Random play (lean, random) makes iowa games about six times longer than the heuristic's: the targets
+        # count games of the heuristic's length, HEURISTIC_GAME asked decisions (docs/performance.md).
+        length = "" if a.bot == "heuristic" else (
+            f" = {m['decisions_per_second'] / HEURISTIC_GAME:.1f} games/s of the heuristic's length")
+        print(f"    median: {m['games_per_second']:.1f} games/s, {m['decisions_per_second']:.0f} decisions/s{length}; "
               f"{m['games_per_second'] / first:.2f}x {counts[0]} shard(s) (target: 100 games/s lean, 40 heuristic)")
     if base_gps:
         print(f"  baseline, every decision asked (--ask-forced), {counts[0]} shard(s): {base_gps:.1f} games/s median; "

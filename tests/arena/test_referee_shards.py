@@ -14,7 +14,7 @@ import pytest
 
 from arena.config import RunConfig
 from arena.store import Store
-from arena.tournament import Arena, default_shards
+from arena.tournament import SHARD_MIN_GAMES, Arena, default_shards
 
 HERE = Path(__file__).resolve().parent
 RAW_BOT = HERE.parent / "sdk" / "bots" / "raw_bot.py"
@@ -107,5 +107,6 @@ def test_shards_are_refused_where_bots_reach_one_referee(tmp_path, extra, says):
     assert not (tmp_path / "arena-logs").exists()   # nothing started
 
 
-def test_the_default_is_a_referee_per_core_up_to_four():
-    assert [default_shards(n) for n in (1, 2, 3, 4, 8, 64)] == [1, 2, 3, 4, 4, 4]
+def test_the_default_is_a_referee_per_core_up_to_four_for_runs_long_enough():
+    assert [default_shards(1000, n) for n in (1, 2, 3, 4, 8, 64)] == [1, 2, 3, 4, 4, 4]
+    assert [default_shards(n, 2) for n in (0, 1, SHARD_MIN_GAMES - 1, SHARD_MIN_GAMES)] == [1, 1, 1, 2]
