@@ -34,6 +34,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import secrets
 import socket
 import sqlite3
@@ -80,13 +81,21 @@ def throughput(games: int, concurrency: int, processes: int, play_forced: bool =
         cfg = RunConfig(ruleset="iowa", games=games, seed=int(time.time()), bots=list(BOTS), concurrency=concurrency,
                         db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"), play_forced=play_forced,
                         shards=shards)
+        cpu0 = _cpu_s()
         t0 = time.perf_counter()
         run_id, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
+        cpu = _cpu_s() - cpu0
         decisions = st.run_decisions(run_id)
         st.close()
     return {"games": prog.done, "seconds": dt, "games_per_second": prog.done / dt,
-            "decisions_per_second": decisions / dt, "shards": shards}
+            "decisions_per_second": decisions / dt, "shards": shards, "cpu_us_per_decision": 1e6 * cpu / max(1, decisions)}
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and its reaped children (the referees and bots a run started and stopped)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _rss_kb(pid: int) -> int:
@@ -259,7 +268,8 @@ def main() -> None:
         if not a.no_baseline:
             base.append(throughput(a.games, a.concurrency, a.processes, play_forced=False, bot=a.bot, shards=counts[0]))
     cap = asyncio.run(_capacity(a.inflight, a.processes, a.bot)) if a.inflight else None
-    med = {n: {k: statistics.median(r[k] for r in rs) for k in ("games_per_second", "decisions_per_second", "seconds")}
+    med = {n: {k: statistics.median(r[k] for r in rs)
+               for k in ("games_per_second", "decisions_per_second", "seconds", "cpu_us_per_decision")}
            for n, rs in runs.items()}
     base_gps = statistics.median(r["games_per_second"] for r in base) if base else None
     first = med[counts[0]]["games_per_second"]
@@ -274,7 +284,7 @@ def main() -> None:
         print(f"  {n} shard(s):")
         for r in runs[n]:
             print(f"    {r['games']} games in {r['seconds']:.1f}s: {r['games_per_second']:.1f} games/s, "
-                  f"{r['decisions_per_second']:.0f} decisions/s")
+                  f"{r['decisions_per_second']:.0f} decisions/s, {r['cpu_us_per_decision']:.0f} us of CPU a decision")
         m = med[n]
         # Random play (lean, random) makes iowa games about six times longer than the heuristic's: the targets
         # count games of the heuristic's length, HEURISTIC_GAME asked decisions (docs/performance.md).
@@ -282,6 +292,10 @@ def main() -> None:
             f" = {m['decisions_per_second'] / HEURISTIC_GAME:.1f} games/s of the heuristic's length")
         print(f"    median: {m['games_per_second']:.1f} games/s, {m['decisions_per_second']:.0f} decisions/s{length}; "
               f"{m['games_per_second'] / first:.2f}x {counts[0]} shard(s) (target: 100 games/s lean, 40 heuristic)")
+        # Every process of the run (arena, referees, bots) shares the cores: their CPU per decision bounds the rate.
+        cores = os.cpu_count() or 1
+        print(f"    CPU, all processes: {m['cpu_us_per_decision']:.0f} us a decision; the {cores} cores' ceiling: "
+              f"{cores * 1e6 / m['cpu_us_per_decision']:.0f} decisions/s")
     if base_gps:
         print(f"  baseline, every decision asked (--ask-forced), {counts[0]} shard(s): {base_gps:.1f} games/s median; "
               f"play_forced: {first / base_gps:.2f}x")
