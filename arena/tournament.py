@@ -77,8 +77,12 @@ PROGRESS_TICK_S = 1.0
 # the later the first game finishes.
 GAMES_PER_PROCESS = 32
 GAMES_PER_CORE = 64
-# The default --shards (see default_shards): one referee per core, up to MAX_DEFAULT_SHARDS, for a run with at
-# least SHARD_MIN_GAMES games to play; fewer finish in seconds, where starting more processes costs as much as it saves.
+# The default --shards (see default_shards): a referee per CORES_PER_SHARD cores, up to MAX_DEFAULT_SHARDS, for a run
+# with at least SHARD_MIN_GAMES games to play; fewer finish in seconds, where starting more processes costs as much as
+# it saves. A shard's referee uses one core and its bots most of another even when they are as cheap as
+# bench/lean_bot.py; and a shard costs CPU per decision (smaller batches): on 2 cores two shards were slower than one
+# with the lean bots (docs/performance.md, "Referee shards").
+CORES_PER_SHARD = 2
 MAX_DEFAULT_SHARDS = 4
 SHARD_MIN_GAMES = 500
 # Crash policy (docs/arena.md, "Crashes"). A game in flight on a command bot's process that dies is played again
@@ -104,13 +108,12 @@ def default_concurrency(pending: int, processes: int, cpus: int | None = None) -
 
 
 def default_shards(pending: int, cpus: int | None = None) -> int:
-    """Referee shards when --shards is not given: one per core (at most MAX_DEFAULT_SHARDS) for ``pending`` games
-    to play of at least SHARD_MIN_GAMES, else 1. One referee process runs on one core, and with cheap bots it is
-    the limit (docs/performance.md, "Referee shards"); with bots that spend more than the referee per decision,
-    more shards cost little."""
+    """Referee shards when --shards is not given: one per CORES_PER_SHARD cores (at most MAX_DEFAULT_SHARDS) for
+    ``pending`` games to play of at least SHARD_MIN_GAMES, else 1 (so 1 on 2 cores). One referee process runs on
+    one core, and with cheap bots it is the limit once there are cores to spare beside it and its bots."""
     if pending < SHARD_MIN_GAMES:
         return 1
-    return max(1, min(MAX_DEFAULT_SHARDS, cpus or os.cpu_count() or 1))
+    return max(1, min(MAX_DEFAULT_SHARDS, (cpus or os.cpu_count() or 1) // CORES_PER_SHARD))
 
 
 def _any_port(address: str) -> str:

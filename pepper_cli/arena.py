@@ -44,8 +44,8 @@ def arena_run(
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
     referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
     shards: Annotated[int | None, typer.Option(
-        "--shards", min=1, show_default="one per core up to 4 for 500 games or more to play, else 1; 1 with --referee, --sandbox docker or "
-        "a remote bot",
+        "--shards", min=1, show_default="one per 2 cores up to 4 for 500 games or more to play, else 1; 1 with --referee, --sandbox "
+        "docker or a remote bot",
         help="Referee processes to start, the games spread over them (each bot gets processes on each): one "
         "referee uses one core.")] = None,
     control_token: Annotated[str | None, typer.Option(

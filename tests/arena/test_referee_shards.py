@@ -107,6 +107,6 @@ def test_shards_are_refused_where_bots_reach_one_referee(tmp_path, extra, says):
     assert not (tmp_path / "arena-logs").exists()   # nothing started
 
 
-def test_the_default_is_a_referee_per_core_up_to_four_for_runs_long_enough():
-    assert [default_shards(1000, n) for n in (1, 2, 3, 4, 8, 64)] == [1, 2, 3, 4, 4, 4]
-    assert [default_shards(n, 2) for n in (0, 1, SHARD_MIN_GAMES - 1, SHARD_MIN_GAMES)] == [1, 1, 1, 2]
+def test_the_default_is_a_referee_per_two_cores_up_to_four_for_runs_long_enough():
+    assert [default_shards(1000, n) for n in (1, 2, 3, 4, 6, 8, 64)] == [1, 1, 1, 2, 3, 4, 4]
+    assert [default_shards(n, 4) for n in (0, 1, SHARD_MIN_GAMES - 1, SHARD_MIN_GAMES)] == [1, 1, 1, 2]
