@@ -1,7 +1,7 @@
 """Arena benchmark: end-to-end games per second, games in flight, memory per game in flight.
 
     python bench/arena.py [--games 300] [--concurrency 256] [--runs 3] [--shards 1,2] [--inflight 5000] [--json]
-    python bench/arena.py --cli 5000 [--json]     # only 3., through `pepper arena run`
+    python bench/arena.py --cli 5000 [--full] [--json]   # only 3., through `pepper arena run`
     python bench/arena.py --quick [--json]        # 3. with 200 games: a smoke test (tests/bench)
 
 1. Throughput: the real arena (referee subprocess, bot processes through the
@@ -19,7 +19,9 @@
    referee holds running at the peak and its resident memory above an empty
    referee, per game in flight. Then it drains (aborts) them.
 3. Games in flight through ``pepper arena run`` (``--cli N``; target 5,000):
-   N one-deal games (a ruleset file extending iowa with ``deal_cap = 1``)
+   N one-deal games (a ruleset file extending iowa with ``deal_cap = 1``; ``--full``: whole iowa games, which
+   outlast their creation, so that the referee holds all N at once; the run is then interrupted with SIGINT,
+   as a user would, rather than played to its end)
    with ``--concurrency N`` between two lean bots, the CLI as a user runs it
    (its output a pipe). While it runs the benchmark samples the games its
    referee holds running (ListGames, with the control token it gave the run);
@@ -36,6 +38,7 @@ import os
 import re
 import resource
 import secrets
+import signal
 import socket
 import sqlite3
 import statistics
@@ -161,12 +164,13 @@ async def _capacity(n: int, processes: int, bot: str = "heuristic") -> dict:
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_DEAL = 'name = "iowa-one-deal"\nextends = "iowa"\ndeal_cap = 1\n'
+FULL = 'name = "iowa-full"\nextends = "iowa"\n'
 IN_FLIGHT = re.compile(r", (\d+) in flight$")
 
 
 def _pepper(*args: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} | kw
+    return subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], stdin=subprocess.DEVNULL, text=True, **kw)
 
 
 def _free_port() -> int:
@@ -195,11 +199,13 @@ def _sample_running(address: str, token: str, stop: threading.Event, peak: list[
             peak[0], peak[1] = max(peak[0], len(games)), peak[1] + 1
 
 
-def through_cli(games: int, concurrency: int) -> dict:
-    """``pepper arena run`` with ``games`` one-deal games at ``--concurrency``, as a subprocess (see 3. above)."""
+def through_cli(games: int, concurrency: int, full: bool = False, full_limit: float = 600.0) -> dict:
+    """``pepper arena run`` with ``games`` one-deal games at ``--concurrency``, as a subprocess (see 3. above). With
+    ``full``: whole iowa games, and the run is interrupted (SIGINT) once the referee holds all of them running, or
+    after ``full_limit`` seconds."""
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
-        (d / "one-deal.toml").write_text(ONE_DEAL)
+        (d / "one-deal.toml").write_text(FULL if full else ONE_DEAL)
         db = str(d / "arena.db")
         for name in BOTS:
             reg = _pepper("bot", "register", name, "--command", COMMANDS["lean"], "--cwd", str(ROOT), "--db", db, cwd=d)
@@ -211,23 +217,36 @@ def through_cli(games: int, concurrency: int) -> dict:
         t0 = time.perf_counter()
         run = _pepper("arena", "run", "--ruleset", "one-deal.toml", "--bots", ",".join(BOTS), "--games", str(games),
                       "--concurrency", str(concurrency), "--seed", str(int(time.time())), "--listen", address,
-                      "--progress-every", "1", "--db", db, cwd=d, env=os.environ | {"PEPPER_CONTROL_TOKEN": token})
+                      "--progress-every", "1", "--db", db, cwd=d, env=os.environ | {"PEPPER_CONTROL_TOKEN": token},
+                      stdout=(d / "out.txt").open("w"), stderr=(d / "err.txt").open("w"))   # files: nobody reads a pipe meanwhile
         sampler.start()
-        out, err = run.communicate()
+        interrupted = False
+        if full:    # capacity: once the referee holds every game (or after --full-limit s), interrupt as a user would
+            while run.poll() is None and peak[0] < games and time.perf_counter() - t0 < full_limit:
+                time.sleep(0.5)
+            if run.poll() is None:
+                run.send_signal(signal.SIGINT)
+                interrupted = True
+        run.wait()
         wall = time.perf_counter() - t0
+        out, err = (d / "out.txt").read_text(), (d / "err.txt").read_text()
         stop.set()
         sampler.join()
         with sqlite3.connect(db) as c:
             stored = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     shown = [int(m[1]) for line in out.splitlines() if (m := IN_FLIGHT.search(line))]
-    return {"games": games, "concurrency": concurrency, "exit_status": run.returncode, "stored": stored,
+    return {"games": games, "kind": "whole iowa" if full else "one-deal", "concurrency": concurrency, "interrupted": interrupted, "exit_status": run.returncode, "stored": stored,
             "referee_running_peak": peak[0], "referee_samples": peak[1], "progress_in_flight_peak": max(shown, default=0), "seconds": wall,
             "games_per_second": stored / wall, "error": err.strip()[-2000:] if run.returncode else ""}
 
 
 def _report_cli(r: dict) -> None:
-    print(f"pepper arena run: {r['games']} one-deal games, --concurrency {r['concurrency']}, 2 lean bots: "
+    print(f"pepper arena run: {r['games']} {r['kind']} games, --concurrency {r['concurrency']}, 2 lean bots: "
           f"exit {r['exit_status']}, {r['stored']} games stored in {r['seconds']:.1f}s ({r['games_per_second']:.1f} games/s)")
+    if r["interrupted"]:
+        why = "once the referee held them all" if r["referee_running_peak"] >= r["games"] else "at --full-limit"
+        print(f"  interrupted (SIGINT) {why}, after {r['seconds']:.0f}s: exit {r['exit_status']}, {r['stored']} finished "
+              "games kept; the same command resumes the rest")
     print(f"  games in flight: {r['progress_in_flight_peak']} at most in the arena's progress lines (target: 5,000); "
           f"{r['referee_running_peak']} at most running at once in the referee ({r['referee_samples']} samples): the "
           "others were waiting to be created, or had finished")
@@ -249,16 +268,21 @@ def main() -> None:
                     help="what both bots run: heuristic (default), random, or lean (bench/lean_bot.py)")
     ap.add_argument("--cli", type=int, metavar="N", default=0,
                     help="only measure games in flight through `pepper arena run`: N one-deal games, --concurrency N")
+    ap.add_argument("--full", action="store_true",
+                    help="with --cli: whole iowa games rather than one-deal ones, so that they outlast their creation "
+                         "and the referee holds all N running at once")
+    ap.add_argument("--full-limit", type=float, default=600.0, metavar="S",
+                    help="with --full: interrupt the run after S seconds if the referee has not held all N by then")
     ap.add_argument("--quick", action="store_true", help="--cli 200: a smoke test")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.cli or a.quick:
-        r = through_cli(a.cli or 200, a.cli or 200)
+        r = through_cli(a.cli or 200, a.cli or 200, full=a.full, full_limit=a.full_limit)
         if a.json:
             print(json.dumps(r))
         else:
             _report_cli(r)
-        sys.exit(0 if r["exit_status"] == 0 else 1)
+        sys.exit(0 if r["exit_status"] == 0 or (r["interrupted"] and r["referee_running_peak"] >= r["games"]) else 1)
     counts = [int(n) for n in a.shards.split(",")]
     runs: dict[int, list[dict]] = {n: [] for n in counts}
     base: list[dict] = []

@@ -6,7 +6,7 @@ random legal action (for OpenSpiel, chance nodes pick uniformly among
 include thrown-in deals (everyone passed), which are cheap; the table shows
 their share and the rate of played deals alone.
 
-    .venv/bin/python bench/engine.py [--runs 5] [--seconds 1.0] [--rulesets iowa] [--json]
+    .venv/bin/python bench/engine.py [--runs 5] [--seconds 1.0] [--rulesets iowa] [--json] [--memory]
 
 The compiled engine runs where it is built (``make install``); ``PEPPER_PURE=1`` runs the .py sources, so
 the two are compared by running this twice (docs/performance.md).
@@ -72,6 +72,28 @@ def run_openspiel(game, seconds: float, seed: int) -> tuple[float, int]:
     return deals / elapsed, deals
 
 
+def game_bytes(deals_before: int, games: int = 500) -> float:
+    """Bytes a held iowa Game takes at the 11th card of a deal after ``deals_before`` deals of random play
+    (tracemalloc: every allocation of the games held, divided by their number)."""
+    import gc
+    import tracemalloc
+
+    rng = random.Random(1)
+    held = []
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    for k in range(games):
+        g = Game("iowa", 4, seed=k)
+        while g.outcome is None and (len(g.deals) < deals_before or len(g.trick_cards) + 4 * len(g._tricks) < 10):
+            g.apply(rng.choice(g.legal_action_ids()))
+        held.append(g)
+    gc.collect()
+    used = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    return used / games
+
+
 def compare_openspiel(iowa: dict, args) -> dict | None:
     """OpenSpiel euchre's median rate in this run, and iowa's ratio to it (None without pyspiel)."""
     try:
@@ -99,6 +121,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=1.0, help="length of one run in seconds (default 1.0)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="also print one JSON line with every figure")
+    ap.add_argument("--memory", action="store_true", help="also print the bytes of an iowa Game in flight (tracemalloc)")
     ap.add_argument("--rulesets", default="", help="comma-separated ruleset names to run (default: every ruleset; "
                     "the OpenSpiel ratio needs iowa)")
     args = ap.parse_args()
@@ -131,9 +154,14 @@ def main() -> None:
 
     iowa = next((r for r in results if r["ruleset"] == "iowa"), None)
     openspiel = compare_openspiel(iowa, args) if iowa else None
+    memory = None
+    if args.memory:
+        memory = {d: round(game_bytes(d)) for d in (0, 10, 50)}
+        print("\nBytes per iowa Game in flight, mid-deal (the 11th card), after 0 / 10 / 50 deals: "
+              + " / ".join(f"{b:,}" for b in memory.values()))
     if args.json:
         print(json.dumps({"runs": args.runs, "seconds": args.seconds, "python": platform.python_version(), "compiled": COMPILED,
-                          "results": results, "openspiel_euchre": openspiel}))
+                          "results": results, "openspiel_euchre": openspiel, "game_bytes": memory}))
 
 
 if __name__ == "__main__":

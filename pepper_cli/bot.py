@@ -3,6 +3,7 @@
     pepper bot register NAME --command "{python} mybot.py" | --remote
     pepper bot register NAME --openspiel ismcts   an OpenSpiel bot (ismcts, mcts, random: docs/research.md)
     pepper bot update NAME [--command ...] [--files ...]   a new version when anything changed
+    pepper bot update NAME --image IMAGE | --dockerfile PATH   ... or its image did (its id)
     pepper bot list | versions NAME | remove NAME
     pepper bot token NAME --new                 a remote bot's new token (the only time it is shown)
     pepper bot run mybot.py:MyBot --referee 127.0.0.1:50051 --token T --name mybot
@@ -92,15 +93,22 @@ def _limits(memory_mb: int | None, cpus: float | None, pids: int | None) -> dict
         _fail(str(e))
 
 
-def _image(name: str, image: str | None, dockerfile: Path | None, command: str | None) -> tuple[str, str]:
-    """The id of the image a bot registers with (built from ``dockerfile``), and its command (default: the image's)."""
+def _resolve(name: str, image: str | None, dockerfile: Path | None) -> tuple[str, str]:
+    """The id of ``image`` (or of the image built from ``dockerfile``) and the command its Entrypoint and Cmd give."""
     from arena.errors import ArenaError
     from arena.sandbox import resolve_image
 
+    if image and dockerfile:
+        _fail("give one of --image IMAGE or --dockerfile PATH")
     try:
-        image_id, default = resolve_image(name, image, str(dockerfile) if dockerfile else None)
+        return resolve_image(name, image, str(dockerfile) if dockerfile else None)
     except ArenaError as e:
         _fail(str(e))
+
+
+def _image(name: str, image: str | None, dockerfile: Path | None, command: str | None) -> tuple[str, str]:
+    """The id of the image a bot registers with (built from ``dockerfile``), and its command (default: the image's)."""
+    image_id, default = _resolve(name, image, dockerfile)
     if not (command or default):
         _fail(f"the image {image or dockerfile} has no Cmd or Entrypoint: give --command \"...\" (run inside it)")
     return image_id, command or default
@@ -201,10 +209,18 @@ def bot_update(
                                                                       "were given, read again).")] = None,
     deadline_ms: DeadlineOption = None,
     time_bank_ms: TimeBankOption = None,
+    image: Annotated[str | None, typer.Option(help="A local Docker image it runs in from now on (as in `bot register`): "
+                                                   "a new version when its id differs.")] = None,
+    dockerfile: Annotated[Path | None, typer.Option(help="Build its image anew from this Dockerfile (its directory is "
+                                                         "the build context), as --image.")] = None,
     db: DbOption = Path("arena.db"),
 ) -> None:
-    """Change a bot, or record that its files changed: a new version (rated on its own) when anything differs
-    from its latest version, else that version still."""
+    """Change a bot, or record that its files or its image changed: a new version (rated on its own) when
+    anything differs from its latest version, else that version still.
+
+    With --image or --dockerfile its command is --command, else as it was when the image is the same one,
+    else the new image's own (Entrypoint and Cmd; the one it had where the image has none). A bot in an
+    image has no --cwd or --files: its image is its files."""
     import dataclasses
 
     from arena.store import StoreError
@@ -215,18 +231,34 @@ def bot_update(
         _fail(f"no bot named {name!r} in {db} (see `pepper bot list`; `pepper bot register` adds one)")
     if cwd is not None and not cwd.is_dir():
         _fail(f"--cwd {cwd} is not a directory")
-    if b.kind == "remote" and (command or cwd or processes):
-        _fail(f"{name} is a remote bot: --command, --cwd and --processes do not apply (remove it and register it "
-              "again with --command to have the arena launch it)")
-    new_cwd = str(cwd.resolve()) if cwd else b.cwd or str(Path.cwd())
-    new_command = command or b.command
-    # Its files: --files anew; else the default ones of a new command or directory (or where none were recorded);
-    # else the recorded ones, read again.
-    if not files and not command and not cwd and b.files is not None:
-        files = [Path(f) for f in b.files]
-    names, digest = _files(new_command, new_cwd, files or None)
+    if b.kind == "remote" and (command or cwd or processes or image or dockerfile):
+        _fail(f"{name} is a remote bot: --command, --cwd, --processes, --image and --dockerfile do not apply (remove "
+              "it and register it again with --command or --image to have the arena launch it)")
+    boxed = bool(image or dockerfile)
+    if (boxed or b.image) and (cwd or files):
+        _fail(f"{name} runs in a Docker image: --cwd and --files do not apply (its image is its files; give "
+              "--image IMAGE or --dockerfile PATH for new ones)")
+    if boxed:   # its files are its image: the image's id is its digest
+        image_id, default = _resolve(name, image, dockerfile)
+        new_command = command or (b.command if image_id == b.image else default or (b.command if b.image else None))
+        if not new_command:
+            _fail(f"the image {image or dockerfile} has no Cmd or Entrypoint: give --command \"...\" (run inside it)")
+        new_cwd, names, digest = None, (), image_id
+    elif b.image:
+        image_id, new_command, new_cwd, names, digest = b.image, command or b.command, None, (), b.image
+    else:
+        image_id = None
+        new_cwd = str(cwd.resolve()) if cwd else b.cwd or str(Path.cwd())
+        new_command = command or b.command
+        # Its files: --files anew; else the default ones of a new command or directory (or where none were
+        # recorded); else the recorded ones, read again.
+        if not files and not command and not cwd and b.files is not None:
+            files = [Path(f) for f in b.files]
+        names, digest = _files(new_command, new_cwd, files or None)
+        if b.kind != "command":
+            new_cwd = b.cwd
     build = dataclasses.replace(
-        b.build, command=new_command, cwd=new_cwd if b.kind == "command" else b.cwd,
+        b.build, command=new_command, cwd=new_cwd, image=image_id,
         env=b.env if env is None else _env(env), processes=processes or b.processes, files=names, digest=digest,
         deadline_ms=b.deadline_ms if deadline_ms is None else deadline_ms,
         time_bank_ms=b.time_bank_ms if time_bank_ms is None else time_bank_ms)
@@ -234,11 +266,12 @@ def bot_update(
         after, new = st.update_bot(name, build)
     except StoreError as e:
         _fail(str(e))
+    where = f", image {after.image[:19]}" if after.image else ""
     if new:
-        typer.echo(f"{name}: new version {after.version} (rated on its own; version {b.version} keeps its games "
+        typer.echo(f"{name}: new version {after.version}{where} (rated on its own; version {b.version} keeps its games "
                    "and ratings)")
     else:
-        typer.echo(f"{name}: unchanged, still version {after.version}")
+        typer.echo(f"{name}: unchanged, still version {after.version}{where}")
 
 
 @app.command("versions")

@@ -41,7 +41,7 @@ from pepper_bot.runner import add_connection_args
 from referee.rules import ACTIONS, BUILTIN_RULESETS, Action, EventKind, Game, RulesError
 
 from .game import SHORT_NAME
-from .sample import deal_actions, deal_facts, sample_deal, shown_events, taken_widow
+from .sample import deal_actions, deal_facts, deal_voids, sample_deal, shown_events, taken_widow
 
 __all__ = ["BOTS", "OpenSpielEntrant", "main"]
 
@@ -62,6 +62,8 @@ def engine_event(e: dict) -> tuple | None:
         return kind, who, e.get("deal")
     if kind in (EventKind.HAND, EventKind.WIDOW):
         return kind, who, tuple(int(Action.parse(f"play {c}")) for c in cards)
+    if kind == EventKind.TRICK:   # its end: the next play leads (sample.deal_voids)
+        return kind, who, (e.get("leader"), tuple(int(Action.parse(f"play {c}")) for c in cards))
     if kind in _CARD_DATA:
         return kind, who, int(Action.parse(f"play {cards[0]}")) if cards else None
     if kind == EventKind.BID:
@@ -172,7 +174,8 @@ class OpenSpielEntrant(Bot):
         try:
             engine = sample_deal(spec.table, lambda deck: Game(spec.ruleset, spec.players, decks=[deck], first_dealer=dealer),
                                  g.seat, dealer, hand, actions, played, gave, received, self.rng, unseen=unseen,
-                                 shown=shown_events(g.events), widow=taken_widow(g.events, g.seat))
+                                 shown=shown_events(g.events), widow=taken_widow(g.events, g.seat),
+                                 voids=deal_voids(g.events, g.seat))
         except (RulesError, ValueError) as e:
             log.warning("sampling the deal failed: %s", e)
             return None

@@ -29,7 +29,7 @@ from referee.rules import ACTIONS, BUILTIN_RULESETS, CARDS, EventKind, Game, Rul
 from referee.rules.actions import N_ACTIONS
 
 from .observation import PepperObserver
-from .sample import deal_facts, sample_deal, shown_events, taken_widow
+from .sample import deal_facts, deal_voids, sample_deal, shown_events, taken_widow
 
 __all__ = ["GAME_TYPE", "PepperGame", "PepperState", "SHORT_NAME"]
 
@@ -238,7 +238,7 @@ class PepperState(pyspiel.State):
         rng = random.Random(int(probability_sampler() * 2**31) if probability_sampler else None)
         g = sample_deal(spec.table, make_game, player, self.engine.dealer, hand, self.actions[self.deal_start:], played,
                         [int(c) for c in private.get("gave", ())], [int(c) for c in private.get("received", ())], rng, unseen=unseen,
-                        shown=shown_events(events), widow=taken_widow(events, player))
+                        shown=shown_events(events), widow=taken_widow(events, player), voids=deal_voids(events, player))
         other = self.clone()
         if g is not None:   # its own decks and actions, so that later deals replay from them
             other.engine, other.decks, other.actions = g, [*past, tuple(g.decks_dealt[-1])], list(g.history)

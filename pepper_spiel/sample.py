@@ -6,8 +6,11 @@ draws a deck of the current deal that agrees with all of that: the seat's hand
 stays where it was dealt, every card another seat has played (or given this
 seat) is put in that seat's hand, the rest is shuffled; actions the seat did not see (another
 seat's give or discard) are replaced by a random legal one of the same kind.
-A draw that the replay refuses (a play the sampled hands cannot make) is drawn
-again, up to ``tries`` times.
+A seat that did not follow the suit led holds no card of that suit
+(:func:`deal_voids`, by the engine's :func:`~referee.rules.effective_suit`):
+the shuffled cards are dealt so that it gets none, and a seat that passed cards
+unseen passes those first. A draw that the replay refuses (a play the sampled
+hands cannot make) is drawn again, up to ``tries`` times.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from referee.rules import ActionKind, EventKind, Game, Phase, RulesError, Table
+from referee.rules import ActionKind, EventKind, Game, Phase, RulesError, Strain, Table, effective_suit
 from referee.rules.actions import (
     ACTIONS,
     CEDE_NO,
@@ -28,7 +31,8 @@ from referee.rules.actions import (
     TRUMP_BASE,
 )
 
-__all__ = ["WIDOW", "DEAD", "deal_actions", "deal_facts", "shown_events", "taken_widow", "deal_receivers", "hidden_to", "sample_deal"]
+__all__ = ["WIDOW", "DEAD", "deal_actions", "deal_facts", "deal_voids", "shown_events", "taken_widow", "deal_receivers",
+           "hidden_to", "sample_deal"]
 
 WIDOW, DEAD = -1, -2
 
@@ -62,7 +66,8 @@ def hidden_to(seat: int, actor: int, action: int, received: list[int]) -> bool:
 
 def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int], actions: list[int | None],
                 played: dict[int, list[int]], gave: list[int], received: list[int], rng: random.Random, tries: int = 100,
-                unseen: list[tuple[int, int]] = (), shown: list[tuple] = (), widow: list[int] = ()) -> Game | None:
+                unseen: list[tuple[int, int]] = (), shown: list[tuple] = (), widow: list[int] = (),
+                voids: tuple[dict[int, frozenset[int]], set[int]] = ({}, set())) -> Game | None:
     """A game of the current deal that ``seat`` cannot tell from the real one, or None after ``tries`` draws.
 
     ``make_game(deck)`` returns the engine game at the start of the deal dealt from ``deck``; ``hand`` is
@@ -73,9 +78,12 @@ def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int]
     ``unseen`` the gives it did not see, (giver, receiver): the receiver may have played the card given;
     ``shown`` the deal's public events that depend on hidden cards (:func:`shown_events`): a draw must show
     the same (five-handed calls its partner card from what the other seats hold); ``widow`` the widow
-    when the seat took it.
+    when the seat took it; ``voids`` (:func:`deal_voids`) the cards each seat cannot hold, and the seats that
+    passed cards unseen (they may have been dealt such cards and passed them on).
     """
     receivers = deal_receivers(table, dealer)
+    banned, passers = voids
+    slots = Counter(receivers)
     for _ in range(tries):
         pool = Counter(table.deck)
         pool.subtract(hand)
@@ -99,6 +107,17 @@ def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int]
             continue
         rest = list(pool.elements())
         rng.shuffle(rest)
+        # A seat void in a suit is dealt none of it: the most constrained first, each from what is left.
+        for s in sorted((s for s in banned if s not in passers and s != seat), key=lambda s: -len(banned[s])):
+            room = slots[s] - len(fixed.get(s, ()))
+            can = set([i for i, c in enumerate(rest) if c not in banned[s]][:max(room, 0)])
+            if len(can) < room:
+                ok = False
+                break
+            fixed[s] = fixed.get(s, []) + [rest[i] for i in sorted(can)]
+            rest = [c for i, c in enumerate(rest) if i not in can]
+        if not ok:
+            continue
         deck, cursor = [], {s: 0 for s in fixed}
         for r in receivers:
             mine = fixed.get(r)
@@ -116,7 +135,7 @@ def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int]
                 actor = g.to_act
                 if a is None or hidden_to(seat, actor, a, received):
                     wants = {s: +(left - Counter(g.hands[s])) for s, left in to_play.items()}
-                    a = _hidden_choice(g, to_play.get(actor, Counter()), rng, wants)
+                    a = _hidden_choice(g, to_play.get(actor, Counter()), rng, wants, banned.get(actor, ()))
                 elif a < 24 and actor in to_play:
                     to_play[actor][a] -= 1
                 g.apply(a)
@@ -128,13 +147,16 @@ def sample_deal(table: Table, make_game, seat: int, dealer: int, hand: list[int]
     return None
 
 
-def _hidden_choice(g: Game, keep: Counter, rng: random.Random, wants: dict[int, Counter] | None = None) -> int:
-    """A give or discard the seat to act may have made: of a card it does not play later, where it can."""
+def _hidden_choice(g: Game, keep: Counter, rng: random.Random, wants: dict[int, Counter] | None = None,
+                   banned: frozenset[int] = frozenset()) -> int:
+    """A give or discard the seat to act may have made: of a card it does not play later, where it can, and
+    first of a card it is known not to hold (a suit it did not follow)."""
     legal = g.legal_action_ids()
     if g.phase == Phase.GIVE_CARD:
         legal = [x for x in legal if x != GIVE_NONE]   # the seat saw that a card was given
     held = Counter(g.hands[g.to_act])
     spare = [x for x in legal if held[ACTIONS[x].card] > keep[ACTIONS[x].card]]
+    spare = [x for x in spare if ACTIONS[x].card in banned] or spare
     if g.phase == Phase.GIVE_CARD and wants:   # a card another seat plays later and does not hold
         wanted = [x for x in spare if any(w[ACTIONS[x].card] > 0 for s, w in wants.items() if s != g.to_act)]
         spare = wanted or spare
@@ -192,6 +214,35 @@ def deal_facts(events: list[tuple], seat: int, team_of: tuple[int, ...] = ()) ->
         elif kind == EventKind.RECEIVED_CARD and who == seat and giver is not None:
             dealt.setdefault(giver, []).append(data)
     return hand, dealt, unseen
+
+
+def deal_voids(events: list[tuple], seat: int) -> tuple[dict[int, frozenset[int]], set[int]]:
+    """From the seat's events of the current deal (kind, seat, data): the cards each other seat cannot hold
+    now, and the other seats that gave or discarded cards ``seat`` did not see.
+
+    A seat that played a card of another effective suit than the card led (the engine's
+    :func:`~referee.rules.effective_suit` under the contract's strain: a left bower is a trump) holds no
+    card of the suit led: of the cards it is known not to hold, every card id of that effective suit.
+    """
+    suits: dict[int, set[int]] = {}
+    passers: set[int] = set()
+    trump, led = Strain.NO_TRUMP, None
+    for kind, who, data in events:
+        if kind == EventKind.DEAL:
+            suits, passers, trump, led = {}, set(), Strain.NO_TRUMP, None
+        elif kind == EventKind.CONTRACT:
+            trump = int(data[1])
+        elif kind in (EventKind.GIVE, EventKind.DISCARD) and who != seat and data is not False:
+            passers.add(who)
+        elif kind == EventKind.TRICK:
+            led = None
+        elif kind == EventKind.PLAY:
+            suit = effective_suit(int(data), trump)
+            if led is None:
+                led = suit
+            elif suit != led and who != seat:
+                suits.setdefault(who, set()).add(led)
+    return {s: frozenset(c for c in range(24) if effective_suit(c, trump) in out) for s, out in suits.items()}, passers
 
 
 def deal_actions(events: list[tuple], seat: int, names_strain: bool) -> list[int | None]:

@@ -16,6 +16,7 @@ comparing the candidates on the same sampled deals.
 from __future__ import annotations
 
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH
+from referee.rules.families import Family, rules_of
 from referee.rules.scoring import deal_points
 
 from .playout import POWER, PlayOut
@@ -70,6 +71,7 @@ class DealSim:
     def __init__(self, rs, table, me: int):
         self.rs, self.table, self.me = rs, table, me
         self.family = rs.family
+        self.rules = rules_of(rs.family)
         self._po: dict = {}
 
     def playout(self, bidder: int, level, trump: int) -> PlayOut:
@@ -78,9 +80,7 @@ class DealSim:
         po = self._po.get(key)
         if po is None:
             t = self.table
-            out = ()
-            if level.alone and self.family in ("iowa", "bid-euchre"):
-                out = tuple(s for s in range(t.players) if s != bidder and t.team_of[s] == t.team_of[bidder])
+            out = self.rules.sitting_out(t, bidder, level.alone)   # the alone bidder's partners, in partnerships
             po = self._po[key] = PlayOut(
                 family=self.family, players=t.players, team_of=t.team_of, hand_size=t.hand_size, deck_cards=t.deck,
                 bidder=bidder, trump=trump, tricks_needed=level.tricks, points=level.points, alone=level.alone,
@@ -112,7 +112,7 @@ class DealSim:
         hands = [list(h) for h in hands]
         if after_exchange:
             pass
-        elif fam == "iowa" and level.alone and rs.pepper_exchange:
+        elif fam == Family.IOWA and level.alone and rs.pepper_exchange:
             partner = next(s for s in range(t.players) if s != bidder and t.team_of[s] == t.team_of[bidder])
             pc = strongest(hands[partner], trump)
             bc = weakest(hands[bidder], trump)
@@ -120,7 +120,7 @@ class DealSim:
             hands[bidder].remove(bc)
             hands[partner].append(bc)
             hands[bidder].append(pc)
-        elif fam == "bid-euchre" and level.name == "pepper" and rs.pepper_exchange:
+        elif fam == Family.BID_EUCHRE and level.name == "pepper" and rs.pepper_exchange:
             eff = EFFECTIVE_SUIT[trump]
             n = t.players
             for i in range(1, n):
@@ -134,11 +134,11 @@ class DealSim:
                 hands[bidder].append(best)
                 hands[bidder].remove(weakest(hands[bidder], trump))
                 break
-        elif fam == "five-handed" and level.name != "moon-shot":
+        elif fam == Family.FIVE_HANDED and level.name != "moon-shot":   # the bidder takes the widow
             hands[bidder].extend(extra)
             for _ in range(len(extra)):
                 hands[bidder].remove(weakest(hands[bidder], trump))
-        if fam == "iowa" and rs.defenders_may_cede:
+        if self.rules.may_cede and rs.defenders_may_cede:
             n = t.players
             bt = t.team_of[bidder]
             defenders = [(bidder + i) % n for i in range(1, n) if t.team_of[(bidder + i) % n] != bt]

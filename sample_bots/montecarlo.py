@@ -68,7 +68,7 @@ import random
 import time
 from types import SimpleNamespace
 
-from referee.rules import BUILTIN_RULESETS
+from referee.rules import BUILTIN_RULESETS, Family
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, Card
 
 from .auction import AuctionModel
@@ -214,9 +214,9 @@ DEFAULTS = {
 
 #: Per (family, players) adjustments, measured with bench/bots.py. With six or eight players the
 #: inference costs more samples than it is worth in card play.
-TUNING: dict[tuple[str, int], dict] = {
-    ("bid-euchre", 6): {"auction_tries": 0},
-    ("bid-euchre", 8): {"auction_tries": 0},
+TUNING: dict[tuple[Family, int], dict] = {
+    (Family.BID_EUCHRE, 6): {"auction_tries": 0},
+    (Family.BID_EUCHRE, 8): {"auction_tries": 0},
 }
 
 
@@ -424,7 +424,7 @@ class MonteCarloBot:
         cands = [cid(o.split()[1]) for o in options]
         left_to_discard = len(v.hand) - table.hand_size
         out = set(v.sitting_out)
-        if lv.alone and rs.family == "bid-euchre":
+        if lv.alone and rs.family == Family.BID_EUCHRE:
             out |= {s for s in range(v.players) if s != v.seat and table.team_of[s] == table.team_of[v.seat]}
         need = [0 if (s == v.seat or s in out) else table.hand_size for s in range(v.players)]
         private = view.get("private") or {}

@@ -26,6 +26,8 @@ from .actions import ACTIONS, BID_NAMES, Action, ActionKind
 from .cards import CARDS, Card, Rank, Strain, Suit, card_strength, effective_suit, legal_plays, trick_winner_index
 from .errors import (
     ActionError,
+    DealInProgressError,
+    DealOverError,
     GameOverError,
     IllegalActionError,
     InvalidActionError,
@@ -46,7 +48,7 @@ COMPILED: bool = _os.path.splitext(_game.__file__)[1] not in (".py", ".pyc")
 
 __all__ = [
     "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",
-    "effective_suit", "legal_plays", "trick_winner_index", "ActionError", "GameOverError", "IllegalActionError",
+    "effective_suit", "legal_plays", "trick_winner_index", "ActionError", "DealOverError", "DealInProgressError", "GameOverError", "IllegalActionError",
     "InvalidActionError", "NotationError", "RecordError", "ReplayMismatchError", "RulesError", "RulesetError", "Family", "Decision", "Contract", "DealResult", "Trick", "CardPass", "Event", "EventKind", "Game", "Outcome",
     "Phase", "SeatView", "BUILTIN_RULESETS", "BidLevel", "Ruleset", "Table", "get_ruleset", "load_ruleset_file",
     "ruleset_from_dict", "GameStatus", "SeatStatus", "COMPILED",

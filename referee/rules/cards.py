@@ -220,7 +220,11 @@ def legal_plays(hand: list[int], led_card: int | None, trump: int) -> list[int]:
         return list(hand)
     eff = EFFECTIVE_SUIT[trump]
     led = eff[led_card]
-    return [c for c in hand if eff[c] == led] or list(hand)
+    legal = []
+    for c in hand:   # a loop rather than a comprehension: compiled, cards.pxd types c and led as C ints
+        if eff[c] == led:
+            legal.append(c)
+    return legal or list(hand)
 
 
 def make_deck(ranks: tuple[int, ...], copies: int) -> list[int]:

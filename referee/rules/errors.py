@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["RulesError", "NotationError", "RulesetError", "ActionError", "InvalidActionError", "IllegalActionError", "GameOverError",
-           "RecordError", "ReplayMismatchError"]
+           "DealOverError", "DealInProgressError", "RecordError", "ReplayMismatchError"]
 
 
 class RulesError(Exception):
@@ -44,6 +44,23 @@ class IllegalActionError(ActionError):
 
 class GameOverError(RulesError):
     """An action was applied to a game that is over."""
+
+
+class DealOverError(RulesError):
+    """An action was applied to a deal that is over and held for inspection (``Game(hold_finished_deal=True)``):
+    ``Game.next_deal()`` deals the next one. ``deal`` is the held deal's number, ``action`` the action refused."""
+
+    def __init__(self, message: str, *, deal: int, action=None):
+        self.deal, self.action = deal, action
+        super().__init__(message)
+
+
+class DealInProgressError(RulesError):
+    """``Game.next_deal()`` was called while a deal is being played (it follows a held deal only)."""
+
+    def __init__(self, message: str, *, deal: int):
+        self.deal = deal
+        super().__init__(message)
 
 
 class RecordError(RulesError, ValueError):

@@ -20,7 +20,8 @@ cdef class Game:
     cdef public dict _pending_give
     cdef public tuple _sitting_out, _dealt_widow
     cdef public int _high, _bid_turns, _trump, _discards_left, _n_active, _deal_start
-    cdef public bint _ceded, _partner_open
+    cdef public bint _ceded, _partner_open, _held
+    cdef public bint hold_finished_deal
 
     # The steps of a deal, called from each other: cpdef makes those calls C calls (still Python methods).
     cpdef _start_deal(self)
@@ -36,3 +37,6 @@ cdef class Game:
 
 @cython.locals(i=int, n=int, bits=int, j=int)
 cpdef shuffle(rng, list x)
+
+@cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
+cpdef _made(cls, tuple setters, tuple values, tuple more)

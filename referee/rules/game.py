@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import fields
 from types import MappingProxyType
 
 from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
-from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, trick_winner_index
-from .errors import GameOverError, IllegalActionError, InvalidActionError
+from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, legal_plays, trick_winner_index
+from .errors import DealInProgressError, DealOverError, GameOverError, IllegalActionError, InvalidActionError
 from .events import PUBLIC, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView
 from .families import FAMILIES, Rules
 from .records import RECORD_FORMAT, game_record, replay_record
@@ -30,6 +31,14 @@ from .rulesets import BidLevel, Ruleset, Table, get_ruleset
 from .views import full_state, seat_view, view_state
 
 __all__ = ["Game", "Phase", "Event", "EventKind", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
+
+
+# Enum members as module constants: compiled, a global reads in a few ns, a member through its class ~70 ns.
+E_DEAL, E_HAND, E_BID, E_CONTRACT, E_THROWN_IN = EventKind.DEAL, EventKind.HAND, EventKind.BID, EventKind.CONTRACT, EventKind.THROWN_IN
+E_CEDE, E_CEDED, E_PLAY, E_TRICK = EventKind.CEDE, EventKind.CEDED, EventKind.PLAY, EventKind.TRICK
+E_DEAL_END, E_GAME_OVER = EventKind.DEAL_END, EventKind.GAME_OVER
+P_BID, P_NAME_TRUMP, P_PLAY, P_GAME_OVER = Phase.BID, Phase.NAME_TRUMP, Phase.PLAY, Phase.GAME_OVER
+STRAINS = tuple(Strain)   # STRAINS[s] is Strain(s), without the enum's call
 
 
 #: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
@@ -48,11 +57,17 @@ class Game:
     Start it from a seed (the first dealer and every shuffle come from
     ``random.Random(seed)``) or from explicit deck orders (``decks[k]`` is dealt
     for deal ``k``; deals beyond the list are shuffled from the seed).
+
+    With ``hold_finished_deal=True`` a deal that does not end the game is held
+    for inspection (:attr:`deal_over`: no seat to act, no legal action, its
+    :class:`DealResult` in :attr:`deals`, the hands and tricks as they ended)
+    until :meth:`next_deal` deals the next one; by default :meth:`apply` that
+    ends a deal deals the next in the same call. Both play the same game.
     """
 
     def __init__(self, ruleset: Ruleset | str = "iowa", players: int | None = None, *, seed: int = 0,
                  decks: list | None = None, first_dealer: int | None = None, scores: list[int] | None = None,
-                 target_score: int | None = None, deal_cap: int | None = None):
+                 target_score: int | None = None, deal_cap: int | None = None, hold_finished_deal: bool = False):
         rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
         if players is None:
             players = rs.default_players
@@ -65,6 +80,10 @@ class Game:
         #: The score to reach and the deal cap: the ruleset's unless given (a record carries them).
         self.target_score: int = _positive("target_score", rs.target_score if target_score is None else target_score)
         self.deal_cap: int = _positive("deal_cap", rs.deal_cap if deal_cap is None else deal_cap)
+        #: Stop after each deal that does not end the game, until :meth:`next_deal` (a record carries it).
+        if not isinstance(hold_finished_deal, bool):
+            raise ValueError(f"hold_finished_deal must be True or False, got {hold_finished_deal!r}")
+        self.hold_finished_deal: bool = hold_finished_deal
         self._rng = random.Random(seed)
         # decks[k] is dealt for deal k; None (or past the list): shuffled from the seed.
         self._decks: list[tuple[int, ...] | None] = [None if d is None else self._check_deck(d, k)
@@ -139,7 +158,7 @@ class Game:
         self.hands: list[list[int]] = hands
         self.widow: list[int] = widow                    # five-handed: until the bidder takes it
         self.dead_hand: list[int] = dead_hand            # 2-player pepper-30
-        self.phase: Phase = Phase.BID
+        self.phase: Phase = P_BID
         self.to_act: int | None = (d + 1) % n
         self.contract: Contract | None = None
         # the auction
@@ -169,12 +188,13 @@ class Game:
         self._partner: int | None = None
         self._partner_open = False                          # five-handed: partner not yet known
         self._legal: list[int] | None = None
+        self._held = False                                  # hold_finished_deal: this deal is over, held
         self._deal_start = len(self._log)                   # this deal's first event
         self._dealt_widow: tuple[int, ...] = tuple(widow)
         log = self._log
-        log.append((EventKind.DEAL, d, len(self.decks_dealt), PUBLIC))
+        log.append((E_DEAL, d, len(self.decks_dealt), PUBLIC))
         for s in range(n):
-            log.append((EventKind.HAND, s, tuple(self.hands[s]), s))
+            log.append((E_HAND, s, tuple(self.hands[s]), s))
 
     def _enter(self, phase: Phase, seat: int | None) -> None:
         """Every phase change goes through here: what the game waits for, and from whom."""
@@ -207,15 +227,39 @@ class Game:
         return self.outcome is not None
 
     @property
+    def deal_over(self) -> bool:
+        """The last deal is over and held for inspection (``hold_finished_deal``): :meth:`next_deal` deals on.
+
+        While held, :attr:`to_act` and :attr:`decision` are None, there is no
+        legal action, :attr:`phase` is the phase the deal ended in, and the
+        finished deal is :attr:`deals`\\ ``[-1]`` with the hands, tricks and
+        scores as it left them. A deal that ends the game is not held: the game
+        is over (:attr:`is_over`).
+        """
+        return self._held
+
+    def next_deal(self) -> None:
+        """Deal the next deal after a held one (``hold_finished_deal``); the same deal :meth:`apply` deals
+        on its own without the option. Raises :class:`GameOverError` once the game is over, and
+        :class:`DealInProgressError` while a deal is being played."""
+        if self.outcome is not None:
+            raise GameOverError("the game is over; there is no next deal")
+        if not self._held:
+            raise DealInProgressError(
+                f"deal {self.deal_number} is in progress (phase {self.phase}, seat {self.to_act} to act); "
+                "next_deal() follows a deal held by hold_finished_deal", deal=self.deal_number)
+        self._start_deal()
+
+    @property
     def decision(self) -> Phase | None:
         """The kind of decision awaited from :attr:`to_act`, or None when the game is over."""
-        return None if self.outcome else self.phase
+        return None if self.outcome is not None or self._held else self.phase
 
     @property
     def decision_kind(self) -> Decision | None:
         """The decision awaited from :attr:`to_act`, by name: like :attr:`decision`, but the iowa exchange's
         card choices (``offer-card``, ``return-card``) and bid-euchre's ``give-card`` are told apart."""
-        return None if self.outcome else self.rules.decision(self)
+        return None if self.outcome is not None or self._held else self.rules.decision(self)
 
     def legal_action_ids(self) -> list[int]:
         """Legal actions of the seat to act, as ids (fast path; do not mutate)."""
@@ -269,6 +313,9 @@ class Game:
         self._apply_of[self.phase](self, a)
 
     def _refusal(self, action) -> Exception:
+        if self._held:   # the held deal's legal list is empty: every action ends here, off the hot path
+            return DealOverError(f"deal {self.deal_number} is over (phase deal-over, held by hold_finished_deal); "
+                                 f"call next_deal() before applying {action!s}", deal=self.deal_number, action=action)
         if not (isinstance(action, int) and 0 <= action < A.N_ACTIONS):
             return self._error(InvalidActionError, f"not an action id: {action!r}", action)
         a = ACTIONS[action]
@@ -305,15 +352,15 @@ class Game:
 
     # -------------------------------------------------------------- auction
     def _legal_bid(self) -> list[int]:
-        ids = self._bids_from[self._high + 1]
+        ids, or_pass = self._bids_from[self._high + 1]   # shared lists: a legal list is never mutated
         if self._high_bidder is None and self.ruleset.pass_out == "dealer-must-bid" and self.rules.last_chance(self):
             return ids
-        return [A.PASS] + ids
+        return or_pass
 
     def _apply_bid(self, a: int) -> None:
         seat = self.to_act
         self._bids.append((seat, a))
-        self._log.append(_shared(e := (EventKind.BID, seat, a, PUBLIC), e))
+        self._log.append(_shared(e := (E_BID, seat, a, PUBLIC), e))
         if a != A.PASS:
             self._high = self._rung_of[a]
             self._high_bidder = seat
@@ -334,15 +381,15 @@ class Game:
             _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
-            self.contract = Contract(bidder, lv.name, None, lv.alone, lv.tricks)
-            self._enter(Phase.NAME_TRUMP, bidder)
+            self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
+            self._enter(P_NAME_TRUMP, bidder)
 
     def _winning_bid_id(self) -> int:
         return next(a for s, a in reversed(self._bids) if s == self._high_bidder and a != A.PASS)
 
     def _throw_in(self) -> None:
         # [R] Everyone passed: no score, the deal passes to the left.
-        self._log.append((EventKind.THROWN_IN, None, None, PUBLIC))
+        self._log.append((E_THROWN_IN, None, None, PUBLIC))
         self._finish_deal(None, False, False, tuple([0] * self.table.teams))
 
     # ----------------------------------------------------------------- trump
@@ -354,8 +401,8 @@ class Game:
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
-        self.contract = Contract(bidder, lv.name, Strain(strain), lv.alone, lv.tricks)
-        self._log.append((EventKind.CONTRACT, bidder, (lv.name, strain), PUBLIC))
+        self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
+        self._log.append((E_CONTRACT, bidder, (lv.name, strain), PUBLIC))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
     # --------------------------------------------- exchange, give, discard
@@ -381,17 +428,26 @@ class Game:
         return _CEDE_IDS
 
     def _apply_cede(self, a: int) -> None:
-        self._log.append((EventKind.CEDE, self.to_act, a == A.CEDE_YES, PUBLIC))
+        self._log.append(_shared(e := (E_CEDE, self.to_act, a == A.CEDE_YES, PUBLIC), e))
         if a == A.CEDE_NO:
             return self._start_play()
         if self._queue:
             self.to_act = self._queue.pop(0)
             return
         self._ceded = True
-        self._log.append((EventKind.CEDED, None, None, PUBLIC))
+        self._log.append((E_CEDED, None, None, PUBLIC))
         self._score_deal()
 
     # ------------------------------------------------------------------ play
+    def _follow_suit(self) -> list[int]:
+        """The cards the seat to act may play by the common rule (:func:`~.cards.legal_plays`: follow the effective
+        suit led when able), each named once where the deck has copies: :meth:`Rules.legal_play
+        <referee.rules.families.base.Rules.legal_play>`, which a family may narrow."""
+        hand = self.hands[self.to_act]
+        trick = self._trick_cards
+        legal = legal_plays(hand, trick[0], self._trump) if trick else list(hand)
+        return list(dict.fromkeys(legal)) if self.table.has_copies else legal
+
     def _start_play(self) -> None:
         c, n = self.contract, self.players
         self._sitting_out = out = self.rules.sitting_out(self.table, c.bidder, c.alone)
@@ -401,7 +457,7 @@ class Game:
             for i, s in enumerate(active):
                 self._next[s] = active[(i + 1) % len(active)]
         self.rules.start_play(self)
-        self._enter(Phase.PLAY, c.bidder)
+        self._enter(P_PLAY, c.bidder)
         self._leader = c.bidder  # the winning bidder leads the first trick
 
     def _apply_play(self, card: int) -> None:
@@ -418,8 +474,9 @@ class Game:
             return
         winner = ts[trick_winner_index(tc, self._trump)]
         self.tricks_won[winner] += 1
-        self._tricks.append((self._leader, tuple(zip(ts, tc)), winner))
-        self._log.append((EventKind.TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
+        pairs = _PAIRS
+        self._tricks.append((self._leader, tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
+        self._log.append((E_TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
         self._trick_seats, self._trick_cards = [], []
         if len(self._tricks) == self.table.hand_size:
             self.to_act = None
@@ -441,8 +498,8 @@ class Game:
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
         # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
         # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
-        self._log.append((EventKind.DEAL_END, None, DealResult(*summary), PUBLIC))
-        self.deals.append(DealResult(*summary, self._log, self._deal_start))
+        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_SETTERS, summary, (None, 0, None)), PUBLIC))
+        self.deals.append(_made(DealResult, _RESULT_SETTERS, summary, (self._log, self._deal_start, None)))
         self._legal = None
         winners = None
         if contract is not None:
@@ -454,11 +511,16 @@ class Game:
             leaders = tuple([i for i, s in enumerate(self.scores) if s == top])
             winners, reason = (leaders if len(leaders) == 1 else ()), "deal-cap"
         if winners is None:
-            return self._start_deal()
+            if not self.hold_finished_deal:
+                return self._start_deal()
+            self._held = True   # held for inspection until next_deal()
+            self._legal = []
+            self.to_act = None
+            return
         seats = tuple([s for s in range(self.players) if self.table.team_of[s] in winners])
         self.outcome = Outcome(winners, seats, tuple(self.scores), len(self.deals), reason)
-        self._enter(Phase.GAME_OVER, None)
-        self._log.append((EventKind.GAME_OVER, None, self.outcome, PUBLIC))
+        self._enter(P_GAME_OVER, None)
+        self._log.append((E_GAME_OVER, None, self.outcome, PUBLIC))
 
     # ------------------------------------------------------------------ views
     @property
@@ -609,7 +671,7 @@ _DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "de
           "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
           "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
           "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
-          "_deal_start", "_ceded", "_partner_open")
+          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held")
 
 #: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
 #: a descriptor on the class); uncompiled none, for every attribute is in __dict__.
@@ -650,18 +712,49 @@ def _positive(name: str, v) -> int:
     return v
 
 
-def _bid_tables(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
-    """(ids of every bid at or above each rung, action id -> rung) of a table's ladder."""
+def _bid_tables(t: Table) -> tuple[tuple[tuple[list[int], list[int]], ...], MappingProxyType]:
+    """((ids of every bid at or above each rung, the same after a pass), action id -> rung) of a table's ladder."""
     per_level = [[A.bid_action_id(lv.index, s) for s in range(5)] if t.bid_names_strain else [A.bid_action_id(lv.index, None)]
                  for lv in t.ladder]
     # Immutable containers, so that Game.copy() shares them (the lists inside are legal lists: never mutated).
-    return (tuple(sum(per_level[i:], []) for i in range(len(per_level) + 1)),
+    return (tuple((ids := sum(per_level[i:], []), [A.PASS] + ids) for i in range(len(per_level) + 1)),
             MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
+
+
+_PLAY_EVENTS: dict[int, tuple] = {}
 
 
 def _play_events(players: int) -> tuple[tuple[tuple, ...], ...]:
     """The PLAY event of each (seat, card), shared by every game at a table of ``players`` (see _SHARED_EVENTS)."""
-    return tuple(tuple(_shared(e := (EventKind.PLAY, s, c, PUBLIC), e) for c in range(len(CARDS))) for s in range(players))
+    got = _PLAY_EVENTS.get(players)
+    if got is None:
+        got = _PLAY_EVENTS[players] = tuple(tuple(_shared(e := (E_PLAY, s, c, PUBLIC), e) for c in range(len(CARDS)))
+                                            for s in range(players))
+    return got
+
+
+def _setters(cls) -> tuple:
+    """The slots' own setters of a frozen slots dataclass, in field order (see :func:`_made`)."""
+    return tuple(cls.__dict__[f.name].__set__ for f in fields(cls))
+
+
+def _made(cls, setters: tuple, values: tuple, more: tuple):
+    """``cls(*values, *more)`` for a frozen slots dataclass given every field, without its Python ``__init__``
+    (which sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a
+    DealResult ~1 us). The same value: every slot set once, in field order."""
+    obj = object.__new__(cls)
+    n = len(values)
+    for i in range(n):
+        setters[i](obj, values[i])
+    for i in range(len(more)):
+        setters[n + i](obj, more[i])
+    return obj
+
+
+#: _PAIRS[seat][card]: the (seat, card) play of a trick, shared by every trick of every game (an int pair).
+_PAIRS = tuple(tuple((s, c) for c in range(len(CARDS))) for s in range(8))
+_CONTRACT_SETTERS = _setters(Contract)
+_RESULT_SETTERS = _setters(DealResult)
 
 
 _BID_TABLES: dict[int, tuple] = {}
@@ -690,6 +783,11 @@ def _by_phase(handlers: dict) -> tuple:
     return tuple(handlers.get(p) for p in range(max(Phase) + 1))
 
 
-_LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: r.legal_play}) for f, r in FAMILIES.items()}
+def _legal_play(r: Rules):
+    # A family that keeps the common rule gets Game._follow_suit itself: the same list, one call fewer a card.
+    return Game._follow_suit if type(r).legal_play is Rules.legal_play else r.legal_play
+
+
+_LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: _legal_play(r)}) for f, r in FAMILIES.items()}
 _APPLY = {f: _by_phase({**_COMMON_APPLY, Phase.EXCHANGE: r.apply_exchange, Phase.GIVE_CARD: r.apply_give})
           for f, r in FAMILIES.items()}

@@ -1,7 +1,8 @@
 """Game records: the JSON-ready record of a game, and its exact replay (docs/rules.md, "Game records and replay").
 
 A record holds the ruleset (a built-in name, or a ruleset file's parameters), the players, the seed, the first
-dealer, any decks given, the start scores, target and deal cap where they differ from the ruleset's, and every
+dealer, any decks given, the start scores, target and deal cap where they differ from the ruleset's, whether finished
+deals are held (``hold_finished_deal`` and ``deal_over``, only when they are), and every
 action's text; once the game is over, its outcome and each deal's summary. Records written before a key was
 added replay unchanged: a missing key means the ruleset's value.
 """
@@ -45,6 +46,9 @@ def game_record(g: Game) -> dict:
         rec["target_score"] = g.target_score
     if g.deal_cap != rs.deal_cap:
         rec["deal_cap"] = g.deal_cap
+    if g.hold_finished_deal:
+        rec["hold_finished_deal"] = True
+        rec["deal_over"] = g.deal_over   # held now, or the next deal dealt (the actions cannot tell the two apart)
     if g.outcome is not None:
         rec["outcome"] = g.outcome.to_dict()
         rec["deals"] = [d.to_dict() for d in g.deals]
@@ -67,7 +71,8 @@ def replay_record(cls: type[Game], rec: dict, *, verify: bool = True) -> Game:
         else:
             rs = get_ruleset(rec["ruleset"])
         g = cls(rs, rec.get("players"), seed=rec.get("seed", 0), decks=rec.get("decks"), first_dealer=rec.get("first_dealer"),
-                scores=rec.get("start_scores"), target_score=rec.get("target_score"), deal_cap=rec.get("deal_cap"))
+                scores=rec.get("start_scores"), target_score=rec.get("target_score"), deal_cap=rec.get("deal_cap"),
+                hold_finished_deal=rec.get("hold_finished_deal", False))
         actions = rec.get("actions", [])
         if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
             raise RecordError("record field 'actions' must be a list of action texts")
@@ -76,12 +81,16 @@ def replay_record(cls: type[Game], rec: dict, *, verify: bool = True) -> Game:
     except (KeyError, TypeError, ValueError) as e:
         raise RecordError(f"malformed game record: {e!s}") from None
     for i, text in enumerate(actions):
+        if g.deal_over:   # a held deal: the next one was dealt before this action (after the last: see deal_over)
+            g.next_deal()
         try:
             g.apply(text)
         except RulesError as e:
             e.index = i
             e.args = (f"action {i} ({text!r}): {e}",)
             raise
+    if g.deal_over and rec.get("deal_over") is False:
+        g.next_deal()
     if verify and "outcome" in rec:
         got = g.outcome.to_dict() if g.outcome else None
         if got != rec["outcome"]:

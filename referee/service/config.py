@@ -71,7 +71,10 @@ class Policy:
         return getattr(self, f"on_{kind}")
 
     def with_overrides(self, **kw) -> Policy:
-        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+        """This policy with the given fields replaced (None: kept); itself when nothing changes, so that the games
+        that take the server's policy share it (a Policy is frozen)."""
+        kw = {k: v for k, v in kw.items() if v is not None}
+        return replace(self, **kw) if kw else self
 
 
 @dataclass

@@ -227,6 +227,7 @@ class Connection:
                 sent.append(p)
                 items.append(p.item)
                 room -= len(p.item)
+                p.item = b""   # sent: not kept while the bot decides (docs/security.md, "8.")
             out.popleft()
         if n:
             self.start, self.rush = now, False

@@ -36,7 +36,7 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from referee import wire
 from referee.rules import Game, GameStatus, SeatStatus
@@ -73,20 +73,21 @@ class SeatRun:
     bank: TimeBank
     status: SeatStatus = SeatStatus.OK
     auto: bool = False                 # decisions are played by fallback (connection lost, policy fallback)
-    faults: dict[FaultKind, int] = field(default_factory=lambda: dict.fromkeys(FaultKind, 0))
-    latencies: array = field(default_factory=lambda: array("d"))   # ms the bot spent per decision (Connection.charge)
+    # Faults per kind, made at the first fault (most seats commit none: docs/security.md, "8.").
+    faults: dict[FaultKind, int] | None = None
     conn_id: str = ""
     fallbacks: int = 0                 # answers the bot's SDK marked as fallbacks (Answer.fallback)
-    fallback_details: list[str] = field(default_factory=list)   # the first MAX_FALLBACK_DETAILS, "reason: detail"
+    fallback_details: list[str] | tuple = ()   # the first MAX_FALLBACK_DETAILS, "reason: detail" (a list once any)
 
-    def info(self, over: bool) -> SeatInfo:
-        lat = sorted(self.latencies)
+    def info(self, over: bool, latencies: list[float]) -> SeatInfo:
+        """``latencies``: the ms the bot spent on each decision it answered (GameRun.times), sorted."""
+        lat, f = latencies, self.faults
         return SeatInfo(
             seat=self.seat, bot_name=self.bot_name, connection_id=self.conn_id, status=self.status,
-            faults={str(k): n for k, n in self.faults.items()}, decisions=len(lat), latency_p50_ms=_pct(lat, 0.5),
+            faults={str(k): f[k] if f else 0 for k in FaultKind}, decisions=len(lat), latency_p50_ms=_pct(lat, 0.5),
             latency_p99_ms=_pct(lat, 0.99), latency_max_ms=lat[-1] if lat else 0.0,
             time_bank_left_ms=self.bank.left_ms, fallbacks=self.fallbacks,
-            fallback_details=self.fallback_details if over else [])
+            fallback_details=list(self.fallback_details) if over else [])
 
 
 class GameRun:
@@ -94,7 +95,14 @@ class GameRun:
 
     ``next_rid`` numbers the requests (unique across the server); ``on_finished(run)``
     is told once when the game ends, whatever ended it.
+
+    Slots, and lists made at their first entry (faults, watchers): a game in flight holds little beyond the
+    engine's state (docs/security.md, "8.").
     """
+
+    __slots__ = ("id", "game", "seats", "policy", "seed", "next_rid", "on_finished", "enc", "cursor", "_routes", "status",
+                 "reason", "started", "ended", "faults", "public_faults", "pending", "decisions", "times", "actors", "_ms",
+                 "fault_steps", "watchers", "spec_cursor", "winners", "winning_seats", "_done", "final", "_packed", "seq")
 
     def __init__(self, gid: str, game: Game, seats: list[SeatRun], policy: Policy, seed: int,
                  next_rid: Callable[[], int], on_finished: Callable[[GameRun], None]):
@@ -107,17 +115,20 @@ class GameRun:
         self.reason = ""
         self.started = time.time()
         self.ended: float | None = None
-        self.faults: list[FaultInfo] = []
-        self.public_faults: list[FaultInfo] = []   # the same, as shown while the game runs (see fault)
+        self.faults: list[FaultInfo] | tuple = ()
+        self.public_faults: list[FaultInfo] | tuple = ()   # the same, as shown while the game runs (see fault)
         self.pending: Pending | None = None
         self.decisions = 0
         # Per action of the record, the ms its seat spent deciding it, or -1 where the referee played it
-        # (a forced move, a fallback after a fault, a lost connection's seat); and where each listed fault fell.
-        # Both go into the record (record_times), for replays that show each decision's time.
+        # (a forced move, a fallback after a fault, a lost connection's seat), and the seat that acted; and
+        # where each listed fault fell. Times and faults go into the record (record_times), for replays that
+        # show each decision's time; times and seats give each seat's latencies (SeatRun.info): 5 bytes an
+        # action, where a per-seat array of doubles cost 8 more per decision (docs/security.md, "8.").
         self.times = array("f")
+        self.actors = bytearray()
         self._ms = -1.0
-        self.fault_steps: list[tuple[int, int, str]] = []   # (action index, seat, fault kind)
-        self.watchers: list[asyncio.Queue] = []
+        self.fault_steps: list[tuple[int, int, str]] | tuple = ()   # (action index, seat, fault kind)
+        self.watchers: list[asyncio.Queue] | tuple = ()
         self.spec_cursor = 0
         self.winners: tuple[int, ...] = ()
         self.winning_seats: tuple[int, ...] = ()
@@ -190,13 +201,14 @@ class GameRun:
                 g.apply(legal[0])
                 self.decisions += 1
                 self.times.append(-1.0)
+                self.actors.append(seat)
                 continue
             rid = self.next_rid()
             deadline = sr.deadline_ms
             # Encoded straight from the engine's state (wire.GameEncoder; same bytes as
             # DecisionRequest{view=view_to_proto(g.view(seat))}, see test_wire_fast).
             item = self.enc.request_frame(seat, rid, g.phase, legal, deadline, sr.bank.left_ms)
-            p = Pending(rid, self, seat, list(legal), item, RequestClock(deadline, sr.bank))
+            p = Pending(rid, self, seat, legal, item, RequestClock(deadline, sr.bank))   # legal: a fresh list
             self.pending = p
             sr.conn.push_request(p)
             return
@@ -258,21 +270,23 @@ class GameRun:
         except wire.AnswerError as e:
             self.guard(self.fault, p.seat, FaultKind(e.kind), p, str(e))
             return
-        sr = self.seats[p.seat]
-        sr.latencies.append(spent_ms)
         if ans.fallback:   # the bot's strategy failed and its SDK answered for it: legal, but counted
+            sr = self.seats[p.seat]
             sr.fallbacks += 1
             if len(sr.fallback_details) < MAX_FALLBACK_DETAILS:
-                sr.fallback_details.append(f"{wire.fallback_name(ans.fallback)}: {quote(ans.fallback_detail)}")
+                sr.fallback_details = [*sr.fallback_details, f"{wire.fallback_name(ans.fallback)}: {quote(ans.fallback_detail)}"]
         self.pending = None
         self._ms = spent_ms
         self._apply(action)
 
     def _apply(self, action: int) -> None:
         try:
-            self.game.apply(action)
+            g = self.game
+            seat = g.to_act
+            g.apply(action)
             self.decisions += 1
             self.times.append(self._ms)
+            self.actors.append(seat)
             self._ms = -1.0
             self.advance()
         except Exception as e:  # an engine or conversion bug must not take the server down
@@ -303,6 +317,8 @@ class GameRun:
         if self.over:
             return
         sr = self.seats[seat]
+        if sr.faults is None:
+            sr.faults = dict.fromkeys(FaultKind, 0)
         sr.faults[kind] += 1
         ruling = rule(self.policy, kind, sum(sr.faults.values()))
         verdict = ruling.verdict
@@ -321,6 +337,8 @@ class GameRun:
                 fallback = wire.ACTIONS_TEXT[fallback_id]
         rid = p.rid if p else 0
         f = FaultInfo(seat, kind, rid, g.deal_number, detail, verdict, fallback)
+        if not self.faults:
+            self.faults, self.public_faults, self.fault_steps = [], [], []
         if len(self.faults) < MAX_FAULTS_LISTED:   # a result stays bounded however many faults a seat commits
             self.faults.append(f)
             self.fault_steps.append((len(g.history), seat, kind.value))
@@ -386,14 +404,24 @@ class GameRun:
         end = self.ended or time.time()
         return GameInfo(
             game_id=self.id, status=self.status, ruleset=g.ruleset.name, players=g.players,
-            seats=[sr.info(over) for sr in self.seats], scores=list(g.scores), winners=self.winners,
+            seats=[sr.info(over, lat) for sr, lat in zip(self.seats, self.latencies())], scores=list(g.scores), winners=self.winners,
             winning_seats=self.winning_seats,
             draw=self.status is GameStatus.COMPLETED and g.outcome is not None and g.outcome.draw,
             reason=self.reason, deals=len(g.deals), duration_s=end - self.started,
-            faults=self.faults if over else self.public_faults, decisions=self.decisions,
+            faults=list(self.faults if over else self.public_faults), decisions=self.decisions,
             seed=self.seed if over else None,
             record_json=json.dumps(self.record()) if over and full else "",
             full_state_json=json.dumps(g.full_state()) if over and full else "")
+
+    def latencies(self) -> list[list[float]]:
+        """Per seat, the ms it spent on each decision it answered, sorted."""
+        per: list[list[float]] = [[] for _ in self.seats]
+        for t, s in zip(self.times, self.actors):
+            if t >= 0.0:
+                per[s].append(t)
+        for lat in per:
+            lat.sort()
+        return per
 
     def record(self) -> dict:
         """The engine's record of the game, with what only the referee knows (docs/protocol.md, "The control
@@ -412,10 +440,10 @@ class GameRun:
         self._packed = zlib.compress(json.dumps([info.record_json, info.full_state_json]).encode(), 1)
         self.final = info._replace(record_json="", full_state_json="")
         self.game = self.enc = None     # type: ignore[assignment]  (read through self.final from now on)
-        self.public_faults = []
-        self.times = array("f")
+        self.public_faults = ()
+        self.times, self.actors = array("f"), bytearray()
         for sr in self.seats:
-            sr.conn, sr.latencies = None, array("d")
+            sr.conn = None
 
     def result(self, full: bool = True):
         """The GameResult message (see :meth:`info`)."""
@@ -430,6 +458,7 @@ class GameRun:
             q.put_nowait(wire.messages.watch_event(self.id, i, e))
         if not self.watchers:
             self.spec_cursor = self.game.event_count
+            self.watchers = []
         self.watchers.append(q)
         return q
 

@@ -168,6 +168,29 @@ _REQ_SEAT = [b"\x18" + _uv(s) if s else b"" for s in range(_MAX_SEATS)]     # De
 _REQ_KIND = [b"\x20" + _uv(p) for p in range(max(Phase) + 1)]
 
 
+# What is the same for every game of a kind is encoded once and shared (a game in flight holds only its own
+# bytes: docs/security.md, "8."), in caches bounded by clearing them when full.
+_FIXED: dict[tuple, tuple[tuple[bytes, ...], bytes]] = {}
+_NUMBERS: dict[tuple[int, int], bytes] = {}   # DecisionRequest fields 7-8 (deadline_ms, time_bank_ms), by value
+
+
+def _fixed_fields(name: str, family: str, target_score: int, players: int, team_of: tuple[int, ...]):
+    """(SeatView fields 1-4 per seat: ruleset, players, seat, team_of; fields 21-22: family, target_score), which
+    do not change during a game."""
+    key = (name, family, target_score, players, team_of)
+    got = _FIXED.get(key)
+    if got is None:
+        if len(_FIXED) > 256:
+            _FIXED.clear()
+        nb = _ld(b"\x0a", name.encode()) if name else b""
+        head = tuple([nb + b"\x10" + _uv(players) + (b"\x18" + _uv(s) if s else b"") + _packed(b"\x22", team_of)
+                      for s in range(players)])
+        tail = ((_ld(b"\xaa\x01", family.encode()) if family else b"")
+                + (b"\xb0\x01" + _sv(target_score) if target_score else b""))
+        got = _FIXED[key] = (head, tail)
+    return got
+
+
 class GameEncoder:
     """Wire bytes of one game's decision requests and events, with per-game and per-deal caches.
 
@@ -183,14 +206,8 @@ class GameEncoder:
         t = game.table
         if game.players > _MAX_SEATS:
             raise ValueError(f"at most {_MAX_SEATS} seats are supported, not {game.players}")
-        name = _ld(b"\x0a", game.ruleset.name.encode()) if game.ruleset.name else b""
-        # SeatView fields 1-4 (ruleset, players, seat, team_of): fixed for the game.
-        # SeatView fields 21 (family) and 22 (target_score), the last ones: fixed for the game.
-        rs = game.ruleset
-        self.tail_b = ((_ld(b"\xaa\x01", rs.family.encode()) if rs.family else b"")
-                         + (b"\xb0\x01" + _sv(game.target_score) if game.target_score else b""))
-        self.head = [name + b"\x10" + _uv(game.players) + (b"\x18" + _uv(s) if s else b"") + _packed(b"\x22", t.team_of)
-                     for s in range(game.players)]
+        self.head, self.tail_b = _fixed_fields(game.ruleset.name, game.ruleset.family, game.target_score, game.players,
+                                               tuple(t.team_of))
         # Public per-deal caches, shared by every seat: extended as the deal goes on, reset with each deal.
         # Only public values are cached; a seat's hand and private cards are encoded afresh for that seat.
         self._deal = -1
@@ -207,7 +224,6 @@ class GameEncoder:
         self._tricks_won_b = b""
         self._scores: list[int] = []
         self._scores_b = b""
-        self._numbers: dict[tuple[int, int], bytes] = {}   # (deadline_ms, time_bank_ms) fields
 
     # -- decision requests -------------------------------------------------
     def view(self, seat: int) -> bytes:
@@ -253,11 +269,11 @@ class GameEncoder:
         """A Batch item frame holding DecisionRequest{game_id, request_id, seat, kind, view, legal_actions,
         deadline_ms, time_bank_ms} for ``seat`` (see :func:`item_frame`). ``kind``: the engine's Phase."""
         view = self.view(seat)
-        nums = self._numbers.get((deadline_ms, time_bank_ms))
+        nums = _NUMBERS.get((deadline_ms, time_bank_ms))
         if nums is None:
-            if len(self._numbers) > 64:
-                self._numbers.clear()
-            nums = self._numbers[deadline_ms, time_bank_ms] = (
+            if len(_NUMBERS) > 4096:
+                _NUMBERS.clear()
+            nums = _NUMBERS[deadline_ms, time_bank_ms] = (
                 (b"\x38" + _uv(deadline_ms) if deadline_ms else b"") + (b"\x40" + _uv(time_bank_ms) if time_bank_ms else b""))
         lf = _LEGAL_FIELD
         req = b"".join((self.gid_field, b"\x10", _varint(request_id), _REQ_SEAT[seat], _REQ_KIND[kind],

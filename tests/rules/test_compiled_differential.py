@@ -17,19 +17,26 @@ import referee.rules as rules
 
 ROOT = Path(rules.__file__).resolve().parent.parent.parent
 
-# Every ruleset and player count, two games of up to four deals each; every other game goes through pickle, copy() and deepcopy at
-# each deal's start, so that the compiled class's copying is compared too.
+# Every ruleset and player count, three games of up to four deals each; the second goes through pickle, copy() and deepcopy at
+# each deal's start, so that the compiled class's copying is compared too; the third holds each finished deal
+# (hold_finished_deal), shows it and copies it in the held state before next_deal().
 TRACE = r"""
 import copy, pickle, random, sys
 from referee.rules import BUILTIN_RULESETS, Game
 out = sys.stdout
 for name, rs in BUILTIN_RULESETS.items():
     for n in rs.player_counts:
-        for seed in (1, 2):
+        for seed in (1, 2, 3):
             rng = random.Random(seed * 1000 + n)
-            g = Game(name, n, seed=seed, deal_cap=4)
+            g = Game(name, n, seed=seed, deal_cap=4, hold_finished_deal=seed == 3)
             deals = 0
             while not g.is_over:
+                if g.deal_over:   # seed 3 holds each finished deal: inspect it, copy it, deal on
+                    out.write(f"{name} {n} held {g.deal_number} {g.phase!r} {g.deals[-1]!r} {g.legal_action_ids()} "
+                              f"{g.view(0)!r} {g.full_state()!r} {g.record()}\n")
+                    g = copy.deepcopy(pickle.loads(pickle.dumps(g)).copy())
+                    g.next_deal()
+                    continue
                 if seed == 2 and len(g.decks_dealt) != deals:
                     deals = len(g.decks_dealt)
                     g = copy.deepcopy(pickle.loads(pickle.dumps(g)).copy())

@@ -44,7 +44,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import actions as A
-from ..cards import legal_plays
 from ..events import DECISION_OF, Decision
 
 if TYPE_CHECKING:   # the game imports the families, not the other way round
@@ -103,8 +102,8 @@ class Rules:
     def deal(self, table: Table, deck: Sequence[int], dealer: int) -> tuple[list[list[int]], list[int], list[int]]:
         """(hands, widow, dead hand): one card at a time clockwise from the dealer's left."""
         n = table.players
-        hands: list[list[int]] = [list(deck[i::n]) for i in range(n)]
-        return [hands[(s - dealer - 1) % n] for s in range(n)], [], []
+        # The dealer's left (seat dealer + 1) receives the first card, and every n-th card after it.
+        return [list(deck[(s - dealer - 1) % n::n]) for s in range(n)], [], []
 
     # -- the auction ------------------------------------------------------------
     def last_chance(self, g: Game) -> bool:
@@ -146,13 +145,9 @@ class Rules:
         """Set up anything the family needs before the first card."""
 
     def legal_play(self, g: Game) -> list[int]:
-        """Follow the effective suit led when able (each card named once where the deck has copies)."""
-        hand = g.hands[g.to_act]
-        trick = g._trick_cards
-        legal = legal_plays(hand, trick[0], g._trump) if trick else hand
-        if self.has_copies:
-            return list(dict.fromkeys(legal))
-        return legal if legal is not hand else list(hand)
+        """Follow the effective suit led when able (each card named once where the deck has copies): the
+        game's compiled :meth:`Game._follow_suit <referee.rules.game.Game._follow_suit>`."""
+        return g._follow_suit()
 
     def on_play(self, g: Game, seat: int, card: int) -> None:
         """Called for each card while ``g._partner_open`` (five-handed's partner call)."""
