@@ -162,8 +162,9 @@ def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], gam
                               files=b.files, digest=b.digest, deadline_ms=b.deadline_ms, time_bank_ms=b.time_bank_ms,
                               image=b.image, limits=b.limits)
             matches = sorted({g.match for g in games})
+            # One referee per match (shards=1): Ray spreads the matches over the cluster's cores.
             cfg = dataclasses.replace(config, db=str(Path(tmp) / "match.db"), bots=[b.name for b in bots],
-                                      log_dir=str(Path(config.log_dir) / f"match-{matches[0]}"))
+                                      log_dir=str(Path(config.log_dir) / f"match-{matches[0]}"), shards=1)
             _log(cfg, f"started on {node}: matches {', '.join(map(str, matches))}, {len(games)} game(s)")
             arena = _MatchArena(cfg, store, games, versions,
                                 on_progress=lambda p: first.append(time.monotonic()) if not first else None)

@@ -1,5 +1,6 @@
-"""The arena's processes, on :mod:`supervisor`: a referee on a free loopback port, and each command bot's
-processes (restarted when they die) with PEPPER_REFEREE, PEPPER_TOKEN and PEPPER_BOT_NAME set.
+"""The arena's processes, on :mod:`supervisor`: a referee on a free loopback port (one per shard, see
+``--shards`` in docs/arena.md), and each command bot's processes on every shard (restarted when they die) with
+PEPPER_REFEREE, PEPPER_TOKEN and PEPPER_BOT_NAME set.
 
 The control token reaches the referee through its stdin (a pipe it reads at start), never its environment or
 argv, which any process of the same user can read in /proc. A bot's environment is an allowlist
@@ -10,12 +11,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from supervisor import Handle, ProcessSpec, Runtime, StartError, Supervisor, inherited_env
+from supervisor import Handle, ProcessSpec, Runtime, StartError, Supervisor, inherited_env, stop_all
 from supervisor.docker_runtime import SOCKET_IN_CONTAINER
 
 from .errors import ArenaError
@@ -48,12 +49,13 @@ def _explained(bot: Bot, log: Path) -> Iterator[None]:
 
 
 class RefereeProcess:
-    """A referee subprocess; it says where it listens on its first line of stdout."""
+    """A referee subprocess; it says where it listens on its first line of stdout. Its log is ``referee.log``
+    (shard 0) or ``referee-N.log`` (shard N)."""
 
     def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0", runtime: Runtime | None = None,
-                 unix_socket: str | None = None):
+                 unix_socket: str | None = None, shard: int = 0):
         self.token = control_token
-        log = log_dir / "referee.log"
+        log = log_dir / ("referee.log" if shard == 0 else f"referee-{shard}.log")
         argv = (sys.executable, "-m", "referee.service", "serve", "--address", address, "--control-token-file", "-")
         if unix_socket:  # for sandboxed bots, whose containers have no network
             argv += ("--unix-socket", unix_socket)
@@ -84,78 +86,93 @@ class Crash:
     bot: str
     exit_code: int | None
     at: float                  # time.monotonic() when the arena noticed it
+    shard: int = 0             # the referee shard the process was connected to
     games_replayed: int = 0
     recorded: bool = False     # stored (Store.record_crash)
 
 
 class BotProcesses:
-    """The processes of one command bot (a :class:`~supervisor.Supervisor`: per-slot restart backoff)."""
+    """The processes of one command bot: on each referee shard (``addresses``, one per shard) a
+    :class:`~supervisor.Supervisor` of its own (per-slot restart backoff), its processes connected to that shard.
+    The bot's registered ``processes`` are shared out over the shards, each shard getting at least ``at_least``
+    (the seats the bot takes in one game: a connection holds one seat of a game). One log for them all."""
 
     # Deaths in a row of one process, each soon after its start (Supervisor.STABLE_S), after which the bot is
     # withdrawn from the run rather than restarted again: with the backoff, about 16 s of trying.
     RESTART_BUDGET = 8
 
-    def __init__(self, bot: Bot, address: str, token: str, log_dir: Path, extra_env: dict, at_least: int = 1,
-                 runtime: Runtime | None = None, sandbox: BotSandbox | None = None):
+    def __init__(self, bot: Bot, addresses: str | Sequence[str], token: str, log_dir: Path, extra_env: dict,
+                 at_least: int = 1, runtime: Runtime | None = None, sandbox: BotSandbox | None = None):
         self.bot = bot
         self.log_path = log_dir / f"bot-{bot.name}.log"
         self.connected_once = False            # set by the arena once the referee lists a connection of the bot
         self.crashes: list[Crash] = []         # its processes' deaths in this run, oldest first
         self.stopped = False                   # stopped by the arena: its processes' deaths are not crashes
+        addresses = [addresses] if isinstance(addresses, str) else list(addresses)
         command = expand(bot.command or "")
         if sandbox is not None:  # in its own container: the referee through the socket mounted there
-            address, command = f"unix:{SOCKET_IN_CONTAINER}", expand(bot.command or "", SANDBOX_PYTHON)
+            if len(addresses) != 1:
+                raise ArenaError("--sandbox docker runs one referee shard (its Unix socket): use --shards 1")
+            addresses, command = [f"unix:{SOCKET_IN_CONTAINER}"], expand(bot.command or "", SANDBOX_PYTHON)
             runtime = sandbox.runtime(bot)
-        env = inherited_env() | extra_env | bot.env | {
-            "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
-        # `at_least`: the seats the bot takes in one game (a connection holds one seat of a game).
-        slots = max(1, bot.processes, at_least)
-        with _explained(self.bot, self.log_path):
-            spec = ProcessSpec.command(f"bot {bot.name!r}", command, self.log_path, cwd=bot.cwd, env=env)
-            self.sup = Supervisor(spec, slots, runtime)
-        self._dead: list[Handle | None] = [None] * slots  # per slot: the process last found dead (each counted once)
+        slots = max(1, -(-bot.processes // len(addresses)), at_least)
+        self.sups: list[Supervisor] = []       # per shard
+        try:
+            for address in addresses:
+                env = inherited_env() | extra_env | bot.env | {
+                    "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
+                with _explained(self.bot, self.log_path):
+                    spec = ProcessSpec.command(f"bot {bot.name!r}", command, self.log_path, cwd=bot.cwd, env=env)
+                    self.sups.append(Supervisor(spec, slots, runtime))
+        except BaseException:
+            self.stop()
+            raise
+        # Per shard and slot: the process last found dead (each counted once).
+        self._dead: list[list[Handle | None]] = [[None] * slots for _ in self.sups]
 
     @property
     def slots(self) -> int:
-        return len(self.sup.handles)
+        """Its processes, on every shard."""
+        return sum(len(sup.handles) for sup in self.sups)
 
     def notice_crashes(self) -> list[Crash]:
         """The processes found dead since the last look (also added to ``crashes``); never blocks."""
         new: list[Crash] = []
         if self.stopped:
             return new
-        for slot, h in enumerate(self.sup.handles):
-            code = h.poll()
-            if code is not None and self._dead[slot] is not h:
-                self._dead[slot] = h
-                new.append(Crash(self.bot.name, code, time.monotonic()))
+        for shard, sup in enumerate(self.sups):
+            for slot, h in enumerate(sup.handles):
+                code = h.poll()
+                if code is not None and self._dead[shard][slot] is not h:
+                    self._dead[shard][slot] = h
+                    new.append(Crash(self.bot.name, code, time.monotonic(), shard))
         self.crashes += new
         return new
 
     @property
     def restarts(self) -> int:
-        return self.sup.restarts
+        return sum(sup.restarts for sup in self.sups)
 
     def check(self) -> int:
         """Restart the dead processes whose delay is over (never blocks); returns how many were restarted. Their
         deaths are noticed first (a restarted slot holds a new process)."""
         self.notice_crashes()
         with _explained(self.bot, self.log_path):
-            return self.sup.check()
+            return sum(sup.check() for sup in self.sups)
 
     def keeps_crashing(self) -> bool:
         """One of its processes has died soon after its start RESTART_BUDGET times in a row."""
-        return any(self.sup.quick_deaths(i) >= self.RESTART_BUDGET for i in range(len(self.sup.handles)))
+        return any(sup.quick_deaths(i) >= self.RESTART_BUDGET for sup in self.sups for i in range(len(sup.handles)))
 
     def all_dead(self) -> bool:
-        return self.sup.all_dead()
+        return all(sup.all_dead() for sup in self.sups)
 
     def exit_codes(self) -> str:
-        return ", ".join(str(c) for c in self.sup.exit_codes())
+        return ", ".join(str(c) for sup in self.sups for c in sup.exit_codes())
 
     def stop(self) -> None:
         self.stopped = True
-        self.sup.stop()
+        stop_all(self.sups)   # every shard's at once: one grace period
 
     def tail(self, lines: int = 5) -> str:
-        return self.sup.log_tail(lines)
+        return self.sups[0].log_tail(lines) if self.sups else ""

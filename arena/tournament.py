@@ -4,13 +4,16 @@
 
 1. opens the store and finds or creates the run (its plan is stored first, so
    a killed arena resumes where it stopped: see :mod:`arena.store`);
-2. starts a referee subprocess on 127.0.0.1 (or uses ``--referee ADDRESS``);
-3. registers every bot of the line-ups with the referee (by its token's
+2. starts a referee subprocess on 127.0.0.1, or one per shard (``--shards N``,
+   :func:`default_shards`), or uses ``--referee ADDRESS``;
+3. registers every bot of the line-ups with the referee(s) (by its token's
    SHA-256; a command bot gets a fresh token for each run) and launches the
-   command bots (each as ``processes`` processes serving many seats, see
-   :mod:`arena.processes`); remote bots connect by themselves;
+   command bots (each as ``processes`` processes serving many seats, shared
+   out over the shards, see :mod:`arena.processes`); remote bots connect by
+   themselves;
 4. keeps ``concurrency`` games in flight (by default from the bots' processes
-   and the cores, at most the games to play: :func:`default_concurrency`); each
+   and the cores, at most the games to play: :func:`default_concurrency`), each
+   sent to the shard with the fewest games in flight; each
    finished game (converted by :mod:`arena.results`) is stored as it finishes,
    and the progress moves; the stored games get their TrueSkill updates in
    plan order, each once every game planned before it is stored;
@@ -74,6 +77,14 @@ PROGRESS_TICK_S = 1.0
 # the later the first game finishes.
 GAMES_PER_PROCESS = 32
 GAMES_PER_CORE = 64
+# The default --shards (see default_shards): a referee per CORES_PER_SHARD cores, up to MAX_DEFAULT_SHARDS, for a run
+# with at least SHARD_MIN_GAMES games to play; fewer finish in seconds, where starting more processes costs as much as
+# it saves. A shard's referee uses one core and its bots most of another even when they are as cheap as
+# bench/lean_bot.py; and a shard costs CPU per decision (smaller batches): on 2 cores two shards were slower than one
+# with the lean bots (docs/performance.md, "Referee shards").
+CORES_PER_SHARD = 2
+MAX_DEFAULT_SHARDS = 4
+SHARD_MIN_GAMES = 500
 # Crash policy (docs/arena.md, "Crashes"). A game in flight on a command bot's process that dies is played again
 # from its start on a fresh deck (replay_seed), at most MAX_REPLAYS times: then its forfeit stands.
 MAX_REPLAYS = 2
@@ -94,6 +105,32 @@ def default_concurrency(pending: int, processes: int, cpus: int | None = None) -
     so that games finish (and are stored, and show in the progress) from the start of the run."""
     cores = cpus or os.cpu_count() or 1
     return max(1, min(pending, max(GAMES_PER_PROCESS * processes, GAMES_PER_CORE * cores)))
+
+
+def default_shards(pending: int, cpus: int | None = None) -> int:
+    """Referee shards when --shards is not given: one per CORES_PER_SHARD cores (at most MAX_DEFAULT_SHARDS) for
+    ``pending`` games to play of at least SHARD_MIN_GAMES, else 1 (so 1 on 2 cores). One referee process runs on
+    one core, and with cheap bots it is the limit once there are cores to spare beside it and its bots."""
+    if pending < SHARD_MIN_GAMES:
+        return 1
+    return max(1, min(MAX_DEFAULT_SHARDS, (cpus or os.cpu_count() or 1) // CORES_PER_SHARD))
+
+
+def _any_port(address: str) -> str:
+    """``address``'s host with port 0 (a free port): where the shards after the first listen."""
+    return f"{address.rsplit(':', 1)[0]}:0"
+
+
+@dataclass(eq=False)
+class Shard:
+    """One referee of the run (``--shards``), and the games in flight on it; the tournament loop sends each game to
+    the shard with the fewest in flight."""
+
+    index: int
+    address: str
+    stub: control_pb2_grpc.ControlServiceStub
+    in_flight: int = 0
+    created: int = 0       # games created on it in this session (replays too)
 
 
 def replay_seed(seed: int, attempt: int) -> int:
@@ -166,8 +203,10 @@ class Arena:
         self._procs: dict[str, BotProcesses] = {}   # the command bots still in the run
         self._launched: dict[str, BotProcesses] = {}  # every command bot launched (withdrawn ones too)
         self._remote: set[str] = set()
-        self._down_since: dict[str, float] = {}   # bot (or "" for the referee) -> when its games began to wait
-        self._told: set[str] = set()
+        # (shard, bot or "" for the referee) -> when its games on that shard began to wait
+        self._down_since: dict[tuple[int, str], float] = {}
+        self._told: set[tuple[int, str]] = set()
+        self.shards: list[Shard] = []               # the run's referees (one unless --shards)
         self._wait_lock = asyncio.Lock()
         self._create_window = asyncio.Semaphore(CREATE_WINDOW)
         self._entrants: list[str] = []
@@ -191,6 +230,16 @@ class Arena:
             raise UsageError(f"--sandbox {self.cfg.sandbox!r}: expected none or docker")
         if self.cfg.sandbox == "docker" and self.cfg.referee:
             raise UsageError("--sandbox docker needs the arena's own referee (its Unix socket): drop --referee")
+        if (self.cfg.shards or 1) > 1:
+            if self.cfg.referee:
+                raise UsageError(f"--shards {self.cfg.shards}: --referee ADDRESS is one referee, and the arena starts "
+                                 "no shards of its own: drop --shards (or --referee)")
+            if self.cfg.sandbox == "docker":
+                raise UsageError(f"--shards {self.cfg.shards}: --sandbox docker runs one referee (the Unix socket "
+                                 "mounted in each bot's container): drop --shards")
+            if remote := [n for n in names if n in registered and registered[n].kind is BotKind.REMOTE]:
+                raise UsageError(f"--shards {self.cfg.shards}: remote bot(s) {', '.join(remote)} connect to one "
+                                 "referee (PEPPER_REFEREE): drop --shards")
         boxed = [n for n in names if n in registered and registered[n].image]
         if boxed and self.cfg.sandbox != "docker":
             raise UsageError(f"bot(s) {', '.join(boxed)} run in their Docker image: add --sandbox docker")
@@ -230,23 +279,30 @@ class Arena:
         names = [b.name for b in bots]
         log_dir = Path(self.cfg.log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
-        ref = None
+        refs: list[RefereeProcess] = []
         token = self.cfg.control_token or secrets.token_urlsafe(24)
         sandbox = BotSandbox() if self.cfg.sandbox == "docker" else None   # reaps what a killed run left
         if self.cfg.referee:
-            address = self.cfg.referee
+            addresses = [self.cfg.referee]
         else:
-            try:
-                ref = RefereeProcess(log_dir, token, self.cfg.listen, unix_socket=sandbox.socket if sandbox else None)
+            try:  # shard 0 where --listen says, the others on the same host's free ports
+                for i in range(self._shard_count(run_id, bots)):
+                    refs.append(RefereeProcess(log_dir, token, self.cfg.listen if i == 0 else _any_port(self.cfg.listen),
+                                               unix_socket=sandbox.socket if sandbox else None, shard=i))
             except BaseException:
+                for r in refs:
+                    r.stop()
                 if sandbox:
                     sandbox.close()
                 raise
-            address = ref.address
+            addresses = [r.address for r in refs]
+        address = addresses[0]
         procs: list[BotProcesses] = []
-        channel = grpc.aio.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)])
+        channels = [grpc.aio.insecure_channel(a, options=[("grpc.max_receive_message_length", 64 << 20)])
+                    for a in addresses]
         try:
-            stub = control_pb2_grpc.ControlServiceStub(channel)
+            shards = [Shard(i, a, control_pb2_grpc.ControlServiceStub(ch)) for i, (a, ch) in enumerate(zip(addresses, channels))]
+            self.shards = shards
             md = (("authorization", f"Bearer {token}"),)
             need = self._connections_needed(names)
             self._entrants = names
@@ -255,14 +311,15 @@ class Arena:
                 # bot a fresh token of this run's, which only its processes are given.
                 token = new_token() if b.kind is BotKind.COMMAND else None
                 digest = token_sha256(token) if token else b.token_sha256
-                answer = await stub.RegisterBot(control_pb2.RegisterBotRequest(name=b.name, token_sha256=bytes.fromhex(digest)),
-                                                metadata=md)
-                if answer.token:  # it ignored token_sha256 and made a token of its own
-                    raise ArenaError(f"the referee at {address} does not take bot tokens by digest "
-                                     "(RegisterBotRequest.token_sha256, protocol 1.5): run a newer referee")
+                for shard in shards:  # the same token on every shard
+                    answer = await shard.stub.RegisterBot(
+                        control_pb2.RegisterBotRequest(name=b.name, token_sha256=bytes.fromhex(digest)), metadata=md)
+                    if answer.token:  # it ignored token_sha256 and made a token of its own
+                        raise ArenaError(f"the referee at {shard.address} does not take bot tokens by digest "
+                                         "(RegisterBotRequest.token_sha256, protocol 1.5): run a newer referee")
                 if token:
                     try:
-                        procs.append(BotProcesses(b, address, token, log_dir, self.cfg.bot_env, need[b.name],
+                        procs.append(BotProcesses(b, addresses, token, log_dir, self.cfg.bot_env, need[b.name],
                                                   sandbox=sandbox))
                     except BotStartError as e:
                         self._withdraw(b.name, e.why, log_dir / f"bot-{b.name}.log")
@@ -274,8 +331,8 @@ class Arena:
                 self.notify(f"waiting for remote bot(s) {', '.join(f'{n} ({need[n]} connection(s))' for n in remote)} "
                             f"to connect to {address} (PEPPER_REFEREE, with the token from `pepper bot token NAME`; "
                             "a connection holds one seat of a game, so a bot needs a connection for each seat it takes)")
-            await self._await_connections(stub, md, bots, procs, need, timeout=600.0 if remote else 60.0)
-            progress = await self._play(stub, md, run_id, names, procs)
+            await self._await_connections(shards, md, bots, procs, need, timeout=600.0 if remote else 60.0)
+            progress = await self._play(shards, md, run_id, names, procs)
             pending = self.store.pending(run_id)
             if not pending and (not self.cfg.adaptive or self.store.planned_count(run_id) >= self.cfg.games):
                 self.store.finish_run(run_id)
@@ -286,15 +343,41 @@ class Arena:
                             "game(s) with them not played (fix them, then run the same command again to play those)")
             return run_id, progress
         except grpc.aio.AioRpcError as e:
-            raise ArenaError(f"referee at {address}: {e.code().name}: {e.details()}") from None
+            raise ArenaError(f"referee at {', '.join(addresses)}: {e.code().name}: {e.details()}") from None
         finally:
             for p in procs:
                 p.stop()
-            await channel.close()
-            if ref:
-                ref.stop()
+            for ch in channels:
+                await ch.close()
+            for r in refs:
+                r.stop()
             if sandbox:
                 sandbox.close()
+
+    def _shard_count(self, run_id: int, bots: list[Bot]) -> int:
+        """The referee shards this run starts: --shards, else :func:`default_shards` of the games it has to play
+        (1 with --sandbox docker or a remote bot, which reach one referee)."""
+        if self.cfg.shards:
+            return self.cfg.shards
+        if self.cfg.sandbox == "docker" or any(b.kind is BotKind.REMOTE for b in bots):
+            return 1
+        pending = (self.cfg.games - self.store.game_ids(run_id).count) if self.cfg.adaptive else len(self.store.pending(run_id))
+        return default_shards(pending)
+
+    def _dispatch(self, shards: list[Shard]) -> Shard:
+        """The shard a game goes to: the one with the fewest games in flight (the first of those). Where a game is
+        played changes nothing of its result: it is dealt and seated by the plan."""
+        return min(shards, key=lambda s: s.in_flight)
+
+    @staticmethod
+    async def _connections(shards: list[Shard], md) -> dict[str, int]:
+        """Per bot, its live connections on the shard where it has the fewest."""
+        have: dict[str, int] | None = None
+        for s in shards:
+            info = await s.stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
+            got = {b.name: b.connections for b in info.bots}
+            have = got if have is None else {n: min(c, got.get(n, 0)) for n, c in have.items()}
+        return have or {}
 
     def _connections_needed(self, names: list[str]) -> dict[str, int]:
         """Per bot, the most seats it takes in one game of this pool: the live connections it needs."""
@@ -304,14 +387,13 @@ class Arena:
                 need[n] = max(need[n], seats.count(n))
         return need
 
-    async def _await_connections(self, stub, md, bots: list[Bot], procs: list[BotProcesses], need: dict[str, int],
-                                 timeout: float = 60.0) -> None:
+    async def _await_connections(self, shards: list[Shard], md, bots: list[Bot], procs: list[BotProcesses],
+                                 need: dict[str, int], timeout: float = 60.0) -> None:
         deadline = time.time() + timeout
         seen: dict[str, int] = {}
         while True:
             want = {b.name for b in bots} - self._withdrawn.keys()
-            info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
-            have = {b.name: b.connections for b in info.bots}
+            have = await self._connections(shards, md)   # on every shard
             connected = {n for n in want if have.get(n, 0) >= need.get(n, 1)}
             if want <= connected:
                 return
@@ -347,7 +429,7 @@ class Arena:
             p.stop()
             log = p.log_path
         self._withdrawn[name] = why
-        self._back(name)
+        self._back(name)   # on every shard
         where = f"; last lines of its log, {log}:\n{p.tail()}" if p else f"; its log: {log}" if log else ""
         message = f"bot {name!r} {why}: it is withdrawn from this run{where}"
         left = [n for n in self._entrants if n not in self._withdrawn]
@@ -387,60 +469,62 @@ class Arena:
                 f"`pepper bot token {name}`")
 
     # -- creating a game, waiting out a bot that is down -------------------------------------------
-    async def _create(self, stub, md, req: control_pb2.CreateGameRequest, seats: list[str]) -> str:
-        """CreateGame; while the referee answers UNAVAILABLE (a bot without the live connections the game
-        needs: its process restarting, a remote bot reconnecting), restart and wait, then try again."""
+    async def _create(self, shard: Shard, md, req: control_pb2.CreateGameRequest, seats: list[str]) -> str:
+        """CreateGame on ``shard``; while its referee answers UNAVAILABLE (a bot without the live connections the
+        game needs: its process restarting, a remote bot reconnecting), restart and wait, then try again."""
         while True:
             self._entered(seats)
             try:
                 async with self._create_window:
-                    created = await stub.CreateGame(req, metadata=md)
+                    created = await shard.stub.CreateGame(req, metadata=md)
             except grpc.aio.AioRpcError as e:
                 if e.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
                 detail = e.details()
             else:
                 for n in ("", *set(seats)):
-                    self._back(n)
+                    self._back(n, shard.index)
+                shard.created += 1
                 return created.game_id
             # One task waits at a time; the others then find the bots back and retry at once.
             async with self._wait_lock:
-                await self._wait_for(stub, md, seats, detail)
+                await self._wait_for(shard, md, seats, detail)
 
-    async def _wait_for(self, stub, md, seats: list[str], detail: str) -> None:
-        """Until every bot of ``seats`` has as many live connections as it takes seats (restarting its
+    async def _wait_for(self, shard: Shard, md, seats: list[str], detail: str) -> None:
+        """Until every bot of ``seats`` has as many live connections on ``shard`` as it takes seats (restarting its
         processes meanwhile); a bot that stays short for longer than its limit, or keeps crashing, is withdrawn
         (Withdrawn). A refusal that is not about connections (the referee draining) is retried under the key
         ``""``, and ends the run (ArenaError) after its limit."""
         delay = 0.05
+        where = f" at {shard.address}" if len(self.shards) > 1 else ""
         while True:
             self._entered(seats)
-            info = await stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
+            info = await shard.stub.ListBots(control_pb2.ListBotsRequest(), metadata=md)
             have = {b.name: b.connections for b in info.bots}
             short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))
             now = time.monotonic()
             for n in set(seats) - set(short):
-                self._back(n)
+                self._back(n, shard.index)
             if not short:
-                again = "" in self._down_since
-                since = self._down_since.setdefault("", now)
+                again = (shard.index, "") in self._down_since
+                since = self._down_since.setdefault((shard.index, ""), now)
                 if now - since > self.cfg.bot_down_s:
-                    raise ArenaError(f"the referee refused new games for {now - since:.0f}s: UNAVAILABLE: {detail}; "
-                                     "run the same command again to resume the run")
+                    raise ArenaError(f"the referee{where} refused new games for {now - since:.0f}s: UNAVAILABLE: "
+                                     f"{detail}; run the same command again to resume the run")
                 if again:
-                    if now - since > 5 and "" not in self._told:
-                        self._told.add("")
-                        self.notify(f"the referee refuses new games ({detail}); retrying")
+                    if now - since > 5 and (shard.index, "") not in self._told:
+                        self._told.add((shard.index, ""))
+                        self.notify(f"the referee{where} refuses new games ({detail}); retrying")
                     await asyncio.sleep(0.2)
                 return  # CreateGame again
             for n in short:
-                since = self._down_since.setdefault(n, now)
+                since = self._down_since.setdefault((shard.index, n), now)
                 limit = self.cfg.remote_down_s if n in self._remote else self.cfg.bot_down_s
                 if now - since > limit:
                     self._withdraw(n, self._down_message(n, seats.count(n), have.get(n, 0), now - since))
-                if now - since > 5 and n not in self._told:
-                    self._told.add(n)
-                    self.notify(f"waiting for bot {n!r} to get its connections back "
+                if now - since > 5 and (shard.index, n) not in self._told:
+                    self._told.add((shard.index, n))
+                    self.notify(f"waiting for bot {n!r} to get its connections{where} back "
                                 f"({have.get(n, 0)} of {seats.count(n)}); its games wait")
                 if n in self._procs:
                     self._tend(self._procs[n])
@@ -448,10 +532,13 @@ class Arena:
             await asyncio.sleep(delay)
             delay = min(1.0, delay * 2)
 
-    def _back(self, name: str) -> None:
-        """``name`` (a bot, or "" for the referee) is no longer keeping games waiting."""
-        self._down_since.pop(name, None)
-        self._told.discard(name)
+    def _back(self, name: str, shard: int | None = None) -> None:
+        """``name`` (a bot, or "" for the referee) is no longer keeping games waiting on ``shard`` (None: on any)."""
+        if not self._down_since and not self._told:  # the usual case, at every game created
+            return
+        for key in [k for k in self._down_since if k[1] == name and shard in (None, k[0])]:
+            del self._down_since[key]
+        self._told -= {k for k in self._told if k[1] == name and shard in (None, k[0])}
 
     def _down_message(self, name: str, need: int, have: int, waited: float) -> str:
         head = f"has had {have} of the {need} live connection(s) a game needs for {waited:.0f}s"
@@ -538,7 +625,7 @@ class Arena:
         return schedule.lineup_doubt(ratings, seats, self.table, Rating())
 
     # -- playing -------------------------------------------------------------------------------------
-    async def _play(self, stub, md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:
+    async def _play(self, shards: list[Shard], md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:
         cfg = self.cfg
         total = cfg.games if cfg.adaptive else self.store.planned_count(run_id)
         # A resumed run starts from the games, and the faults, it stored before.
@@ -566,10 +653,15 @@ class Arena:
                     req = control_pb2.CreateGameRequest(**self.ruleset_source, players=self.players, seats=seats,
                                                         seed=played, policy=policy, seat_time_controls=controls,
                                                         decks=decks)
-                    game_id = await self._create(stub, md, req, seats)
-                    created = time.monotonic()
-                    res = (await stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
-                    crash = await self._crash_of(res, seats, created) if attempt < MAX_REPLAYS else None
+                    shard = self._dispatch(shards)
+                    shard.in_flight += 1
+                    try:
+                        game_id = await self._create(shard, md, req, seats)
+                        created = time.monotonic()
+                        res = (await shard.stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
+                    finally:
+                        shard.in_flight -= 1
+                    crash = await self._crash_of(res, seats, created, shard.index) if attempt < MAX_REPLAYS else None
                     if crash is None:
                         break
                     # Lost to a crash of a bot's process: played again from its start, on a fresh deck.
@@ -668,17 +760,19 @@ class Arena:
         return progress
 
     # -- crashes -------------------------------------------------------------------------------------
-    async def _crash_of(self, res: control_pb2.GameResult, seats: list[str], created: float) -> Crash | None:
-        """The crash of a command bot's process that made a game end with a disconnect, or None (no disconnect, a
-        remote bot's, or a command bot's whose processes all lived: those stand). A process's sockets close as it
-        exits, so its death may be noticed a moment after the referee reports the disconnect: waited for."""
+    async def _crash_of(self, res: control_pb2.GameResult, seats: list[str], created: float,
+                        shard: int = 0) -> Crash | None:
+        """The crash of a command bot's process on ``shard`` that made a game there end with a disconnect, or None
+        (no disconnect, a remote bot's, or a command bot's whose processes all lived: those stand). A process's
+        sockets close as it exits, so its death may be noticed a moment after the referee reports the disconnect:
+        waited for."""
         gone = [self._launched[seats[s]] for s, r in enumerate(res.seats)
                 if r.faults.disconnect and seats[s] in self._launched]
         deadline = time.monotonic() + CRASH_GRACE_S
         while gone:
             for p in gone:
                 p.notice_crashes()
-                if crash := next((c for c in p.crashes if c.at >= created - CRASH_GRACE_S), None):
+                if crash := next((c for c in p.crashes if c.shard == shard and c.at >= created - CRASH_GRACE_S), None):
                     return crash
             if time.monotonic() > deadline:
                 break
@@ -740,4 +834,5 @@ def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress
         store.close()
 
 
-__all__ = ["ADAPTIVE_ROUND_GAMES", "CREATE_WINDOW", "Arena", "ArenaError", "Progress", "RunConfig", "UsageError", "run"]
+__all__ = ["ADAPTIVE_ROUND_GAMES", "CREATE_WINDOW", "Arena", "ArenaError", "Progress", "RunConfig", "Shard", "UsageError",
+           "default_shards", "run"]

@@ -1,6 +1,6 @@
 """Arena benchmark: end-to-end games per second, games in flight, memory per game in flight.
 
-    python bench/arena.py [--games 300] [--concurrency 256] [--runs 3] [--inflight 5000] [--json]
+    python bench/arena.py [--games 300] [--concurrency 256] [--runs 3] [--shards 1,2] [--inflight 5000] [--json]
     python bench/arena.py --cli 5000 [--full] [--json]   # only 3., through `pepper arena run`
     python bench/arena.py --quick [--json]        # 3. with 200 games: a smoke test (tests/bench)
 
@@ -8,10 +8,12 @@
    Python SDK, SQLite store, TrueSkill) plays ``--games`` iowa games between
    two bots (``--processes`` each; ``--bot``: the sample heuristic, the default,
    the sample random bot, or bench/lean_bot.py); games per second is the median of
-   ``--runs`` runs, each on a fresh database.
+   ``--runs`` runs, each on a fresh database, for each count of referee
+   shards in ``--shards`` (``pepper arena run --shards``; default 1 and 2),
+   the runs interleaved, and the ratio of each median to the first's.
    Interleaved with those runs, a baseline: the same games with every
-   decision asked (``play_forced`` off); the ratio is what the referee
-   playing forced moves itself is worth.
+   decision asked (``play_forced`` off), on the first count of shards; the
+   ratio is what the referee playing forced moves itself is worth.
 2. Capacity: a referee with the same bots gets ``--inflight`` games at once
    (a long deadline keeps them all open); the benchmark counts the games the
    referee holds running at the peak and its resident memory above an empty
@@ -34,6 +36,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import secrets
 import signal
 import socket
@@ -57,6 +60,9 @@ from arena.store import Store, new_token  # noqa: E402
 from arena.tournament import Arena, RunConfig  # noqa: E402
 
 BOTS = ("bot-a", "bot-b")
+#: Asked decisions in an iowa game between the heuristic bots (docs/performance.md, "The arena"): the game length
+#: the arena targets count in, for bots whose random play makes longer games.
+HEURISTIC_GAME = 410
 #: What the two bots run (``--bot``): the sample heuristic through the Python SDK (the default), the
 #: sample random bot through the SDK, or bench/lean_bot.py (parses each message, answers, nothing else).
 COMMANDS = {"heuristic": "{python} -m sample_bots heuristic", "random": "{python} -m sample_bots random",
@@ -71,18 +77,28 @@ def _store_with_bots(db: Path, processes: int, bot: str = "heuristic") -> Store:
     return st
 
 
-def throughput(games: int, concurrency: int, processes: int, play_forced: bool = True, bot: str = "heuristic") -> dict:
+def throughput(games: int, concurrency: int, processes: int, play_forced: bool = True, bot: str = "heuristic",
+               shards: int = 1) -> dict:
     with tempfile.TemporaryDirectory() as d:
         st = _store_with_bots(Path(d) / "bench.db", processes, bot)
         cfg = RunConfig(ruleset="iowa", games=games, seed=int(time.time()), bots=list(BOTS), concurrency=concurrency,
-                        db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"), play_forced=play_forced)
+                        db=str(Path(d) / "bench.db"), log_dir=str(Path(d) / "logs"), play_forced=play_forced,
+                        shards=shards)
+        cpu0 = _cpu_s()
         t0 = time.perf_counter()
         run_id, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
+        cpu = _cpu_s() - cpu0
         decisions = st.run_decisions(run_id)
         st.close()
     return {"games": prog.done, "seconds": dt, "games_per_second": prog.done / dt,
-            "decisions_per_second": decisions / dt}
+            "decisions_per_second": decisions / dt, "shards": shards, "cpu_us_per_decision": 1e6 * cpu / max(1, decisions)}
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and its reaped children (the referees and bots a run started and stopped)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _rss_kb(pid: int) -> int:
@@ -242,7 +258,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=300)
     ap.add_argument("--concurrency", type=int, default=256)
-    ap.add_argument("--processes", type=int, default=2, help="processes per bot")
+    ap.add_argument("--processes", type=int, default=2, help="processes per bot (shared out over the shards, at "
+                    "least the seats a bot takes in a game on each)")
+    ap.add_argument("--shards", default="1,2", help="referee shards to compare, comma-separated (default 1,2)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--inflight", type=int, default=5000)
     ap.add_argument("--no-baseline", action="store_true", help="skip the baseline runs (every decision asked)")
@@ -265,28 +283,46 @@ def main() -> None:
         else:
             _report_cli(r)
         sys.exit(0 if r["exit_status"] == 0 or (r["interrupted"] and r["referee_running_peak"] >= r["games"]) else 1)
-    runs, base = [], []
-    for _ in range(a.runs):   # interleaved, so that the machine's load hits both alike
-        runs.append(throughput(a.games, a.concurrency, a.processes, bot=a.bot))
+    counts = [int(n) for n in a.shards.split(",")]
+    runs: dict[int, list[dict]] = {n: [] for n in counts}
+    base: list[dict] = []
+    for _ in range(a.runs):   # interleaved, so that the machine's load hits each alike
+        for n in counts:
+            runs[n].append(throughput(a.games, a.concurrency, a.processes, bot=a.bot, shards=n))
         if not a.no_baseline:
-            base.append(throughput(a.games, a.concurrency, a.processes, play_forced=False, bot=a.bot))
+            base.append(throughput(a.games, a.concurrency, a.processes, play_forced=False, bot=a.bot, shards=counts[0]))
     cap = asyncio.run(_capacity(a.inflight, a.processes, a.bot)) if a.inflight else None
-    med = {k: statistics.median(r[k] for r in runs) for k in ("games_per_second", "decisions_per_second", "seconds")}
+    med = {n: {k: statistics.median(r[k] for r in rs)
+               for k in ("games_per_second", "decisions_per_second", "seconds", "cpu_us_per_decision")}
+           for n, rs in runs.items()}
     base_gps = statistics.median(r["games_per_second"] for r in base) if base else None
+    first = med[counts[0]]["games_per_second"]
     if a.json:
-        print(json.dumps({"throughput_runs": runs, "throughput_median": med, "baseline_runs": base,
-                          "baseline_games_per_second": base_gps, "capacity": cap}))
+        print(json.dumps({"throughput_runs": runs, "throughput_median": med, "shards_ratio": {
+            n: m["games_per_second"] / first for n, m in med.items()}, "baseline_runs": base,
+            "baseline_games_per_second": base_gps, "capacity": cap}))
         return
     print(f"Arena end to end: iowa, {a.games} games per run, concurrency {a.concurrency}, "
-          f"2 {a.bot} bots x {a.processes} processes, {a.runs} runs")
-    for r in runs:
-        print(f"  {r['games']} games in {r['seconds']:.1f}s: {r['games_per_second']:.1f} games/s, "
-              f"{r['decisions_per_second']:.0f} decisions/s")
-    print(f"  median: {med['games_per_second']:.1f} games/s, {med['decisions_per_second']:.0f} decisions/s "
-          f"(target: 100 games/s)")
+          f"2 {a.bot} bots x {a.processes} processes, {a.runs} runs per count of referee shards, on {os.cpu_count()} cores")
+    for n in counts:
+        print(f"  {n} shard(s):")
+        for r in runs[n]:
+            print(f"    {r['games']} games in {r['seconds']:.1f}s: {r['games_per_second']:.1f} games/s, "
+                  f"{r['decisions_per_second']:.0f} decisions/s, {r['cpu_us_per_decision']:.0f} us of CPU a decision")
+        m = med[n]
+        # Random play (lean, random) makes iowa games about six times longer than the heuristic's: the targets
+        # count games of the heuristic's length, HEURISTIC_GAME asked decisions (docs/performance.md).
+        length = "" if a.bot == "heuristic" else (
+            f" = {m['decisions_per_second'] / HEURISTIC_GAME:.1f} games/s of the heuristic's length")
+        print(f"    median: {m['games_per_second']:.1f} games/s, {m['decisions_per_second']:.0f} decisions/s{length}; "
+              f"{m['games_per_second'] / first:.2f}x {counts[0]} shard(s) (target: 100 games/s lean, 40 heuristic)")
+        # Every process of the run (arena, referees, bots) shares the cores: their CPU per decision bounds the rate.
+        cores = os.cpu_count() or 1
+        print(f"    CPU, all processes: {m['cpu_us_per_decision']:.0f} us a decision; the {cores} cores' ceiling: "
+              f"{cores * 1e6 / m['cpu_us_per_decision']:.0f} decisions/s")
     if base_gps:
-        print(f"  baseline, every decision asked (--ask-forced): {base_gps:.1f} games/s median; "
-              f"play_forced: {med['games_per_second'] / base_gps:.2f}x")
+        print(f"  baseline, every decision asked (--ask-forced), {counts[0]} shard(s): {base_gps:.1f} games/s median; "
+              f"play_forced: {first / base_gps:.2f}x")
     if cap:
         print(f"Games in flight: {cap['running_at_peak']} of {cap['requested']} running at once "
               f"(created in {cap['create_seconds']:.1f}s; target: 5,000)")

@@ -43,6 +43,11 @@ def arena_run(
         "(95%), or at --games (the cap).")] = False,
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
     referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
+    shards: Annotated[int | None, typer.Option(
+        "--shards", min=1, show_default="one per 2 cores up to 4 for 500 games or more to play, else 1; 1 with --referee, --sandbox "
+        "docker or a remote bot",
+        help="Referee processes to start, the games spread over them (each bot gets processes on each): one "
+        "referee uses one core.")] = None,
     control_token: Annotated[str | None, typer.Option(
         envvar="PEPPER_CONTROL_TOKEN", help="With --referee: its control token (hidden from this process's /proc at "
         "start, never given to the bots; --control-token-file is safer).")] = None,
@@ -98,9 +103,13 @@ def arena_run(
         secret.hide_from_proc(control_token, "PEPPER_CONTROL_TOKEN")
     if referee and not control_token:
         _fail("--referee needs --control-token-file PATH, --control-token or PEPPER_CONTROL_TOKEN")
+    if ray and shards and shards > 1:
+        _fail(f"--shards {shards}: --ray starts one referee per match on its node (Ray spreads the matches over the "
+              "cluster's cores): drop --shards")
     cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
                     adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
-                    concurrency=concurrency, referee=referee, control_token=control_token, deadline_ms=deadline_ms,
+                    concurrency=concurrency, referee=referee, shards=shards, control_token=control_token,
+                    deadline_ms=deadline_ms,
                     time_bank_ms=time_bank_ms, listen=listen,
                     db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced, sandbox=sandbox)
     cfg.deals = str(deals) if deals else None

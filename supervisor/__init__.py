@@ -7,7 +7,8 @@ conformance checker (the bot under test).
 """
 
 from .environment import inherited_env
-from .restart import STOP_GRACE_S, Supervisor
+from .restart import STOP_GRACE_S, Supervisor, stop_all
 from .runtime import Handle, LocalRuntime, LogFollower, ProcessSpec, Runtime, StartError
 
-__all__ = ["STOP_GRACE_S", "Handle", "LocalRuntime", "LogFollower", "ProcessSpec", "Runtime", "StartError", "Supervisor", "inherited_env"]
+__all__ = ["STOP_GRACE_S", "Handle", "LocalRuntime", "LogFollower", "ProcessSpec", "Runtime", "StartError", "Supervisor", "inherited_env",
+           "stop_all"]

@@ -74,16 +74,23 @@ class Supervisor:
 
     def stop(self, grace_s: float = STOP_GRACE_S) -> None:
         """SIGTERM every process, then SIGKILL the ones still running after ``grace_s``."""
-        for h in self.handles:
-            if h.poll() is None:
-                h.terminate()
-        deadline = time.monotonic() + grace_s
-        for h in self.handles:
-            try:
-                h.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                h.kill()
-                h.wait()
+        stop_all([self], grace_s)
 
     def log_tail(self, lines: int = 5) -> str:
         return self.handles[0].log_tail(lines) if self.handles else ""
+
+
+def stop_all(supervisors: list[Supervisor], grace_s: float = STOP_GRACE_S) -> None:
+    """Stop the processes of several supervisors within one grace period: SIGTERM to all of them first, then
+    SIGKILL to the ones still running after ``grace_s``."""
+    handles = [h for sup in supervisors for h in sup.handles]
+    for h in handles:
+        if h.poll() is None:
+            h.terminate()
+    deadline = time.monotonic() + grace_s
+    for h in handles:
+        try:
+            h.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            h.kill()
+            h.wait()
