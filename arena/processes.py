@@ -88,6 +88,7 @@ class Crash:
     at: float                  # time.monotonic() when the arena noticed it
     shard: int = 0             # the referee shard the process was connected to
     games_replayed: int = 0
+    games_forfeited: int = 0   # games lost to it that had been replayed MAX_REPLAYS times already: their forfeit stands
     recorded: bool = False     # stored (Store.record_crash)
 
 

@@ -453,7 +453,7 @@ class Arena:
         if p.keeps_crashing():
             self._withdraw(p.bot.name, f"kept crashing: a process died {p.RESTART_BUDGET} times in a row soon after "
                                        f"starting ({p.restarts} restart(s) in this run, exit code {p.exit_codes()})")
-        elif len(costly := [c for c in p.crashes if c.games_replayed]) > MAX_CRASHES:
+        elif len(costly := [c for c in p.crashes if c.games_replayed or c.games_forfeited]) > MAX_CRASHES:
             self._withdraw(p.bot.name, f"crashed {len(costly)} times in this run with games in flight, more than the "
                                        f"{MAX_CRASHES} a bot may (those games are replayed; exit codes "
                                        f"{', '.join(str(c.exit_code) for c in costly)})")
@@ -661,8 +661,11 @@ class Arena:
                         res = (await shard.stub.WaitGame(control_pb2.WaitGameRequest(game_id=game_id), metadata=md)).result
                     finally:
                         shard.in_flight -= 1
-                    crash = await self._crash_of(res, seats, created, shard.index) if attempt < MAX_REPLAYS else None
+                    crash = await self._crash_of(res, seats, created, shard.index)
                     if crash is None:
+                        break
+                    if attempt >= MAX_REPLAYS:   # its forfeit stands; the crash still cost a game (and counts)
+                        crash.games_forfeited += 1
                         break
                     # Lost to a crash of a bot's process: played again from its start, on a fresh deck.
                     crash.games_replayed += 1
@@ -787,9 +790,12 @@ class Arena:
                 if not c.recorded and (not settled or now - c.at > CRASH_SETTLE_S):
                     self.store.record_crash(run_id, self.pool, c.bot, self._version(c.bot), c.exit_code, c.games_replayed)
                     c.recorded = True
-                    self.notify(f"bot {c.bot!r}: a process crashed (exit code {c.exit_code}, crash {p.crashes.index(c) + 1} "
-                                f"of the {MAX_CRASHES} a bot may have in a run); {c.games_replayed} game(s) in flight on "
-                                f"it replayed from their start; its log: {p.log_path}")
+                    costly = [k for k in p.crashes if k.games_replayed or k.games_forfeited]
+                    count = (f"crash {costly.index(c) + 1} with games in flight, of the {MAX_CRASHES} a bot may have in "
+                             "a run" if c in costly else "no game in flight on it: not counted")
+                    lost = f", {c.games_forfeited} lost (replayed {MAX_REPLAYS} times already)" if c.games_forfeited else ""
+                    self.notify(f"bot {c.bot!r}: a process crashed (exit code {c.exit_code}, {count}); {c.games_replayed} "
+                                f"game(s) in flight on it replayed from their start{lost}; its log: {p.log_path}")
 
     def _time_controls(self, seats: list[str]) -> list[control_pb2.TimeControl]:
         """Each seat's own time controls, from its bot's registration (none set: the run's, for every seat)."""
