@@ -104,8 +104,10 @@ def reap(docker_client, everything: bool = False) -> int:
     import docker.errors
 
     n = 0
-    for c in docker_client.containers.list(all=True, filters={"label": LABEL}):
-        if everything or not owner_alive(c.labels.get(OWNER_LABEL, "")):
+    # sparse: the list endpoint's data only. A full list inspects each container after listing them, and fails
+    # with NotFound when another owner removes one in between (two runs reaping at once).
+    for c in docker_client.containers.list(all=True, filters={"label": LABEL}, sparse=True):
+        if everything or not owner_alive((c.attrs.get("Labels") or {}).get(OWNER_LABEL, "")):
             try:
                 c.remove(force=True)
                 n += 1

@@ -79,7 +79,7 @@ def test_sandboxed_sample_bots_and_snooping_bots_play_without_faults_and_see_not
         assert f"write {path} -> blocked" in write, write
     assert "write /tmp/hostile -> WRITTEN" in write, write
     # Every container is gone after the run.
-    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"}, sparse=True)
 
 
 def test_spinning_and_fork_bombing_bots_time_out_and_the_sample_bots_play_on(tmp_path, docker_client):
@@ -96,7 +96,7 @@ def test_spinning_and_fork_bombing_bots_time_out_and_the_sample_bots_play_on(tmp
         (timeouts,) = query(db, "SELECT COALESCE(SUM(timeout), 0) FROM game_seats WHERE bot = ?", bot)[0]
         assert timeouts > 0, (bot, log(tmp_path, bot))
     assert "hostile: fork bomb" in log(tmp_path, "fork") and "hostile: spinning" in log(tmp_path, "spin")
-    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"}, sparse=True)
 
 
 def test_a_bot_over_its_memory_is_oom_killed_one_that_exits_crashes_and_the_others_play_on(tmp_path, docker_client):
@@ -111,7 +111,7 @@ def test_a_bot_over_its_memory_is_oom_killed_one_that_exits_crashes_and_the_othe
     assert crashes == {"memory": "137", "exit": "3"}, crashes
     assert "OOM killed: over its memory limit of 128 MiB" in log(tmp_path, "memory")
     assert "exited with code 3" in log(tmp_path, "exit")
-    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"}, sparse=True)
 
 
 def test_a_sandboxed_tournament_of_every_sample_bot(tmp_path, docker_client):
@@ -128,4 +128,4 @@ def test_a_sandboxed_tournament_of_every_sample_bot(tmp_path, docker_client):
     assert {b for (b,) in query(db, "SELECT DISTINCT bot FROM game_seats")} == {"random", "heuristic", "montecarlo", "node"}
     for bot in ("random", "heuristic", "montecarlo", "node"):
         assert "pepper sandbox: container" in log(tmp_path, bot) and "exited with code 0" in log(tmp_path, bot)
-    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"})
+    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"}, sparse=True)

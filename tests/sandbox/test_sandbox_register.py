@@ -81,13 +81,13 @@ def test_the_containers_of_a_killed_arena_are_removed_by_the_next_run(tmp_path, 
     label = {"label": f"{OWNER_LABEL}={owner_id(p.pid)}"}
     line = p.stdout.readline()                 # the first progress line: its bots are playing
     assert "games" in line, line
-    left = docker_client.containers.list(all=True, filters=label)
+    left = docker_client.containers.list(all=True, filters=label, sparse=True)
     assert len(left) >= 2
     p.send_signal(signal.SIGKILL)              # no cleanup of its own
     p.wait()
     time.sleep(0.5)
-    assert {c.id for c in docker_client.containers.list(all=True, filters=label)} == {c.id for c in left}
+    assert {c.id for c in docker_client.containers.list(all=True, filters=label, sparse=True)} == {c.id for c in left}
     again = pepper("arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", "2",
                    "--sandbox", "docker", "--quiet", db=db)
     assert again.returncode == 0, said(again)
-    assert not docker_client.containers.list(all=True, filters=label)
+    assert not docker_client.containers.list(all=True, filters=label, sparse=True)

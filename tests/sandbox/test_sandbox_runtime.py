@@ -73,7 +73,7 @@ def test_a_spinning_container_is_killed_and_removed(docker_client, tmp_path):
     h.kill()
     assert h.wait(30) == 137
     assert "killed by SIGKILL" in (tmp_path / "spin.log").read_text()
-    assert not docker_client.containers.list(all=True, filters={"id": h.container.id})
+    assert not docker_client.containers.list(all=True, filters={"id": h.container.id}, sparse=True)
 
 
 STARTER = """
@@ -99,7 +99,7 @@ def test_the_containers_of_a_killed_owner_are_reaped_at_the_next_start(docker_cl
     try:
         rt = DockerRuntime(Sandbox(), docker_client)
         assert rt.reaped >= 1
-        assert not docker_client.containers.list(all=True, filters={"id": cid})
+        assert not docker_client.containers.list(all=True, filters={"id": cid}, sparse=True)
         assert docker_client.containers.get(mine.id).status == "running"   # a live owner's: kept
     finally:
         mine.remove(force=True)
