@@ -1,6 +1,6 @@
 """gRPC referee benchmark: decisions/s and games/s with 4 bot processes, next to a raw batched gRPC echo.
 
-    python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test]
+    python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test] [--profile FILE]
 
 Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
 4 separate bot processes (2 per bot name): bench/lean_bot.py, which parses
@@ -61,11 +61,14 @@ def cpu_seconds(pid: int) -> float:
 
 
 # ------------------------------------------------------------------ the referee run
-def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "lean", floor: bool = False) -> dict:
+def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "lean", floor: bool = False,
+                profile: str | None = None) -> dict:
     import grpc
     from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
 
     server = [str(ROOT / "bench" / "referee_floor.py"), "--deal-cap", str(deal_cap)] if floor else ["-m", "referee.service"]
+    if profile:   # the referee under cProfile (slower: its figures are for where the time goes, not for speed)
+        server = ["-m", "cProfile", "-o", profile, *server]
     srv = subprocess.Popen([sys.executable, *server, "serve", "--address", "127.0.0.1:0",
                             "--control-token", TOKEN, "--bot", "a=bench-token-a", "--bot", "b=bench-token-b",
                             "--max-batch", str(max(batch, 1))],
@@ -221,7 +224,17 @@ def main() -> int:
                     help="skip the floor run (bench/referee_floor.py: the service with a free game step)")
     ap.add_argument("--bot", choices=sorted(BOTS), default="lean",
                     help="the bots: lean (bench/lean_bot.py, the default) or test (tests/service/bots/random_bot.py)")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="run the referee once under cProfile, write its profile to FILE and print the top functions")
     a = ap.parse_args()
+    if a.profile:
+        with tempfile.TemporaryDirectory() as tmp:
+            r = referee_run(a.games, a.deal_cap, a.batch, Path(tmp), a.bot, profile=str(Path(a.profile).resolve()))
+        print(f"referee under cProfile: {r['decisions']:,} decisions, {r['referee_cpu_us']:.0f} us of CPU each")
+        import pstats
+
+        pstats.Stats(a.profile).sort_stats("tottime").print_stats(30)
+        return 0
     ref, echo, floor = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(a.runs):
