@@ -1,4 +1,5 @@
-"""Optional compiled build of the rules engine's hot modules (docs/performance.md, "The compiled engine").
+"""Optional compiled build of the referee's hot modules: the rules engine and the wire encoder (docs/performance.md,
+"The compiled engine").
 
 Cython compiles these modules from their own ``.py`` source (pure-Python mode: the ``.py`` file is the only
 source and runs unchanged when not compiled). Without Cython or a C compiler the build skips them with a
@@ -24,6 +25,9 @@ COMPILED_MODULES = [
     "referee.rules.families.bid_euchre",
     "referee.rules.families.pepper30",
     "referee.rules.families.five_handed",
+    # The wire encoder: every decision request and event is written by codec (convert resolves each answer).
+    "referee.wire.convert",
+    "referee.wire.codec",
 ]
 #: Written by a build that compiled every module, one "module sha256-of-its-source" a line:
 #: tests/rules/test_compiled_build.py then insists that they load and were built from today's sources.
@@ -51,7 +55,7 @@ def _extensions() -> list:
     try:
         from Cython.Build import cythonize
     except ImportError:
-        print("note: Cython is not installed: the rules engine stays pure Python", file=sys.stderr)
+        print("note: Cython is not installed: the rules engine and the wire encoder stay pure Python", file=sys.stderr)
         return []
     from setuptools import Extension
 
@@ -59,8 +63,8 @@ def _extensions() -> list:
     try:
         return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True, nthreads=2)
     except Exception as e:  # a source Cython cannot compile: the .py files serve
-        print(f"note: the rules engine was not compiled ({type(e).__name__}: {e}); it runs as pure Python",
-              file=sys.stderr)
+        print(f"note: the rules engine and the wire encoder were not compiled ({type(e).__name__}: {e}); they run as "
+              "pure Python", file=sys.stderr)
         return []
 
 
@@ -82,8 +86,8 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as e:  # no compiler, no headers: the .py files serve
-            print(f"note: the rules engine was not compiled ({type(e).__name__}: {e}); it runs as pure Python",
-                  file=sys.stderr)
+            print(f"note: the rules engine and the wire encoder were not compiled ({type(e).__name__}: {e}); they "
+                  "run as pure Python", file=sys.stderr)
             self.extensions = []
         if inplace and not self.extensions:
             _remove_compiled()   # an older build would shadow today's sources

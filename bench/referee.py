@@ -1,6 +1,6 @@
 """gRPC referee benchmark: decisions/s and games/s with 4 bot processes, next to a raw batched gRPC echo.
 
-    python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test]
+    python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test] [--profile FILE] [--encoder]
 
 Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
 4 separate bot processes (2 per bot name): bench/lean_bot.py, which parses
@@ -61,11 +61,14 @@ def cpu_seconds(pid: int) -> float:
 
 
 # ------------------------------------------------------------------ the referee run
-def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "lean", floor: bool = False) -> dict:
+def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "lean", floor: bool = False,
+                profile: str | None = None) -> dict:
     import grpc
     from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
 
     server = [str(ROOT / "bench" / "referee_floor.py"), "--deal-cap", str(deal_cap)] if floor else ["-m", "referee.service"]
+    if profile:   # the referee under cProfile (slower: its figures are for where the time goes, not for speed)
+        server = ["-m", "cProfile", "-o", profile, *server]
     srv = subprocess.Popen([sys.executable, *server, "serve", "--address", "127.0.0.1:0",
                             "--control-token", TOKEN, "--bot", "a=bench-token-a", "--bot", "b=bench-token-b",
                             "--max-batch", str(max(batch, 1))],
@@ -201,6 +204,46 @@ def echo_run(batch_bytes: int, answer_bytes: int, per_batch: float, seconds: flo
             "clients_cpu_us": sum(r["cpu"] / r["seconds"] for r in rates) / rate * 1e6}
 
 
+# ------------------------------------------------------------------ the encoder alone
+def encoder_cpu(games: int = 150, deal_cap: int = 10, repeats: int = 5) -> dict:
+    """The wire encoder's CPU per decision, in this process: seeded iowa random games played with every request
+    and event encoded, minus the same games played without (process time, the least of ``repeats``)."""
+    import random
+
+    from referee import rules, wire
+    from referee.rules.game import PUBLIC
+
+    def play(encode: bool) -> int:
+        n = 0
+        for seed in range(games):
+            g = rules.Game("iowa", 4, seed=seed, deal_cap=deal_cap)
+            rng, enc, sent = random.Random(seed), wire.GameEncoder(g, f"game-{seed}"), 0
+            while True:
+                if encode:
+                    log = g.event_log
+                    for i in range(sent, g.event_count):
+                        e = log[i]
+                        enc.event_frame(i, e, None if e[3] == PUBLIC else e[3])
+                    sent = g.event_count
+                if g.is_over:
+                    break
+                legal = wire.legal_ids(g)
+                if encode:
+                    enc.request_frame(g.to_act, 1000 + n, g.phase, legal, 2000, 10_000)
+                n += 1
+                g.apply(rng.choice(legal))
+        return n
+
+    best = {False: float("inf"), True: float("inf")}
+    for _ in range(repeats):
+        for encode in (False, True):
+            t = time.process_time()
+            n = play(encode)
+            best[encode] = min(best[encode], time.process_time() - t)
+    return {"encoder_us": (best[True] - best[False]) / n * 1e6, "game_us": best[False] / n * 1e6, "decisions": n,
+            "wire_compiled": wire.COMPILED, "rules_compiled": rules.COMPILED}
+
+
 # ------------------------------------------------------------------ main
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--echo-server":
@@ -221,7 +264,25 @@ def main() -> int:
                     help="skip the floor run (bench/referee_floor.py: the service with a free game step)")
     ap.add_argument("--bot", choices=sorted(BOTS), default="lean",
                     help="the bots: lean (bench/lean_bot.py, the default) or test (tests/service/bots/random_bot.py)")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="run the referee once under cProfile, write its profile to FILE and print the top functions")
+    ap.add_argument("--encoder", action="store_true",
+                    help="only measure the wire encoder's CPU per decision in this process (no server, no bots)")
     a = ap.parse_args()
+    if a.encoder:
+        r = encoder_cpu()
+        print(f"encoder ({'compiled' if r['wire_compiled'] else 'pure Python'}): {r['encoder_us']:.2f} us of CPU per "
+              f"decision (a request and its events); the game step alone {r['game_us']:.2f} us "
+              f"({'compiled' if r['rules_compiled'] else 'pure'} engine, iowa random play, {r['decisions']:,} decisions)")
+        return 0
+    if a.profile:
+        with tempfile.TemporaryDirectory() as tmp:
+            r = referee_run(a.games, a.deal_cap, a.batch, Path(tmp), a.bot, profile=str(Path(a.profile).resolve()))
+        print(f"referee under cProfile: {r['decisions']:,} decisions, {r['referee_cpu_us']:.0f} us of CPU each")
+        import pstats
+
+        pstats.Stats(a.profile).sort_stats("tottime").print_stats(30)
+        return 0
     ref, echo, floor = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(a.runs):

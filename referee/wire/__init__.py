@@ -5,12 +5,25 @@
 - :mod:`.messages`: every other message the referee sends, built from plain values.
 
 Layering: ``referee.rules`` (stdlib) <- this package <- ``referee.service``.
+
+:mod:`.codec` and :mod:`.convert` are compiled by Cython from their own ``.py`` source where built (setup.py);
+:data:`COMPILED` tells which is loaded, and ``PEPPER_PURE=1`` imports the ``.py`` files even where built.
 """
+
+import os as _os
+
+if _os.environ.get("PEPPER_PURE"):
+    # As in referee.rules: this folder gets a finder that knows only source and bytecode files.
+    from importlib.machinery import BYTECODE_SUFFIXES, SOURCE_SUFFIXES, FileFinder, SourceFileLoader, SourcelessFileLoader
+    from sys import path_importer_cache as _cache
+
+    _cache[__path__[0]] = FileFinder(__path__[0], (SourceFileLoader, SOURCE_SUFFIXES),
+                                     (SourcelessFileLoader, BYTECODE_SUFFIXES))
 
 from pepper_proto import PROTOCOL_VERSION
 from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
 
-from . import messages
+from . import codec, messages
 from .codec import (
     ITEM_EVENT,
     ITEM_GAME_END,
@@ -40,8 +53,11 @@ from .convert import (
 )
 from .messages import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS, fallback_name
 
+#: Whether the compiled encoder is loaded (setup.py's COMPILED_MODULES built and imported), not its .py source.
+COMPILED: bool = _os.path.splitext(codec.__file__)[1] not in (".py", ".pyc")
+
 __all__ = [
-    "DEFAULT_DEADLINE_MS", "DEFAULT_TIME_BANK_MS", "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "messages", "ITEM_EVENT", "ITEM_GAME_END",
+    "COMPILED", "DEFAULT_DEADLINE_MS", "DEFAULT_TIME_BANK_MS", "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "messages", "ITEM_EVENT", "ITEM_GAME_END",
     "ITEM_GAME_START", "ITEM_NOTICE", "ITEM_REQUEST", "GameEncoder", "batch_response", "item_frame",
     "serialize_response", "ACTIONS_TEXT", "EVENT_KIND", "AnswerError", "contract_to_proto", "deal_result_to_proto",
     "decision_kind", "event_to_proto", "fallback_name", "legal_ids", "legal_texts", "outcome_to_proto", "protocol_compatible",

@@ -1,4 +1,5 @@
-"""The compiled rules engine (setup.py): loaded when built, built from today's sources, skipped by PEPPER_PURE=1.
+"""The compiled rules engine and wire encoder (setup.py): loaded when built, built from today's sources, skipped by
+PEPPER_PURE=1.
 
 A build that compiled every module writes referee/rules/_compiled_build.txt; from then on (and always in CI,
 where `make install` must compile) the engine must import its extension modules, not fall back silently.
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import referee.rules as rules
+import referee.wire as wire
 
 ROOT = Path(rules.__file__).resolve().parent.parent.parent
 MARKER = ROOT / "referee" / "rules" / "_compiled_build.txt"
@@ -49,15 +51,16 @@ def test_compiled_modules_load_when_built():
         assert not m.__file__.endswith(".py"), f"{module} was built but {m.__file__} was imported"
         assert digest == _digest(module), f"{module} was compiled from an older source: run `make install`"
     assert rules.COMPILED
+    assert wire.COMPILED, "the wire encoder (referee.wire.codec) was not compiled with the engine"
 
 
 def test_pure_flag_skips_the_extension_modules():
-    code = ("import referee.rules as r, referee.rules.families.iowa as i, referee.rules.cards as c; "
-            "print(r.COMPILED, r.game.__file__, i.__file__, c.__file__)")
+    code = ("import referee.rules as r, referee.rules.families.iowa as i, referee.rules.cards as c, referee.wire as w; "
+            "print(r.COMPILED, w.COMPILED, r.game.__file__, i.__file__, c.__file__, w.codec.__file__, w.convert.__file__)")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PEPPER_PURE": "1"}, cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout.split()
-    assert out[0] == "False"
-    assert all(f.endswith(".py") for f in out[1:]), out
+    assert out[:2] == ["False", "False"]
+    assert all(f.endswith(".py") for f in out[2:]), out
 
 
 def test_game_slots_match_the_pxd():
