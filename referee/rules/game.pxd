@@ -39,4 +39,8 @@ cdef class Game:
 cpdef shuffle(rng, list x)
 
 @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
-cpdef _made(cls, tuple setters, tuple values, tuple more)
+cpdef _made(cls, tuple names, tuple values, tuple more)
+
+# _set_slot is object.__setattr__ in game.py; compiled, the C API function it stands for.
+cdef extern from "Python.h":
+    int _set_slot "PyObject_GenericSetAttr"(object obj, object name, object value) except -1

@@ -381,7 +381,7 @@ class Game:
             _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
-            self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
+            self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
             self._enter(P_NAME_TRUMP, bidder)
 
     def _winning_bid_id(self) -> int:
@@ -401,7 +401,7 @@ class Game:
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
-        self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
+        self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
         self._log.append((E_CONTRACT, bidder, (lv.name, strain), PUBLIC))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
@@ -498,8 +498,8 @@ class Game:
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
         # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
         # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
-        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_SETTERS, summary, (None, 0, None)), PUBLIC))
-        self.deals.append(_made(DealResult, _RESULT_SETTERS, summary, (self._log, self._deal_start, None)))
+        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_FIELDS, summary, (None, 0, None)), PUBLIC))
+        self.deals.append(_made(DealResult, _RESULT_FIELDS, summary, (self._log, self._deal_start, None)))
         self._legal = None
         winners = None
         if contract is not None:
@@ -733,28 +733,34 @@ def _play_events(players: int) -> tuple[tuple[tuple, ...], ...]:
     return got
 
 
-def _setters(cls) -> tuple:
-    """The slots' own setters of a frozen slots dataclass, in field order (see :func:`_made`)."""
-    return tuple(cls.__dict__[f.name].__set__ for f in fields(cls))
+def _field_names(cls) -> tuple:
+    """A frozen slots dataclass's field names, in field order (see :func:`_made`)."""
+    return tuple(f.name for f in fields(cls))
 
 
-def _made(cls, setters: tuple, values: tuple, more: tuple):
+def _set_slot(obj, name: str, value) -> None:
+    """``object.__setattr__(obj, name, value)``, past a frozen dataclass's refusing ``__setattr__``. Compiled, this
+    is the C function ``PyObject_GenericSetAttr`` itself (game.pxd): no Python call, no argument tuple."""
+    object.__setattr__(obj, name, value)
+
+
+def _made(cls, names: tuple, values: tuple, more: tuple):
     """``cls(*values, *more)`` for a frozen slots dataclass given every field, without its Python ``__init__``
     (which sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a
     DealResult ~1 us). The same value: every slot set once, in field order."""
     obj = object.__new__(cls)
     n = len(values)
     for i in range(n):
-        setters[i](obj, values[i])
+        _set_slot(obj, names[i], values[i])
     for i in range(len(more)):
-        setters[n + i](obj, more[i])
+        _set_slot(obj, names[n + i], more[i])
     return obj
 
 
 #: _PAIRS[seat][card]: the (seat, card) play of a trick, shared by every trick of every game (an int pair).
 _PAIRS = tuple(tuple((s, c) for c in range(len(CARDS))) for s in range(8))
-_CONTRACT_SETTERS = _setters(Contract)
-_RESULT_SETTERS = _setters(DealResult)
+_CONTRACT_FIELDS = _field_names(Contract)
+_RESULT_FIELDS = _field_names(DealResult)
 
 
 _BID_TABLES: dict[int, tuple] = {}
