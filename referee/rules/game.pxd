@@ -5,6 +5,9 @@
 
 cimport cython
 
+# The play rule and the trick's winner as C calls (game.py imports the same functions from .cards).
+from referee.rules.cards cimport legal_plays, trick_winner_index
+
 
 cdef class Game:
     cdef dict __dict__
