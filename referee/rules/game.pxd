@@ -12,6 +12,8 @@ from referee.rules.cards cimport legal_plays, trick_winner_index
 cdef class Game:
     cdef dict __dict__
     # the game
+    cdef public int _hand_size
+    cdef public bint _has_copies
     cdef public object ruleset, rules, table, players, seed, target_score, deal_cap, _rng, first_dealer
     cdef public object start_scores, outcome, _family, _rung_of, dealer
     cdef public list scores, deals, decks_dealt, history, _log, _decks

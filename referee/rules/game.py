@@ -39,6 +39,8 @@ E_CEDE, E_CEDED, E_PLAY, E_TRICK = EventKind.CEDE, EventKind.CEDED, EventKind.PL
 E_DEAL_END, E_GAME_OVER = EventKind.DEAL_END, EventKind.GAME_OVER
 P_BID, P_NAME_TRUMP, P_PLAY, P_GAME_OVER = Phase.BID, Phase.NAME_TRUMP, Phase.PLAY, Phase.GAME_OVER
 STRAINS = tuple(Strain)   # STRAINS[s] is Strain(s), without the enum's call
+# Action ids the hot path compares with, as module constants (compiled, A.PASS is a module attribute lookup).
+_PASS, _CEDE_YES, _CEDE_NO, _TRUMP_BASE = A.PASS, A.CEDE_YES, A.CEDE_NO, A.TRUMP_BASE
 
 
 #: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
@@ -75,6 +77,8 @@ class Game:
         self.ruleset: Ruleset = rs
         self.rules: Rules = FAMILIES[rs.family]
         self.table: Table = t
+        self._hand_size: int = t.hand_size          # the table's, read by the hot path from a C slot
+        self._has_copies: bool = t.has_copies
         self.players: int = players
         self.seed = seed
         #: The score to reach and the deal cap: the ruleset's unless given (a record carries them).
@@ -361,13 +365,13 @@ class Game:
         seat = self.to_act
         self._bids.append((seat, a))
         self._log.append(_shared(e := (E_BID, seat, a, PUBLIC), e))
-        if a != A.PASS:
+        if a != _PASS:
             self._high = self._rung_of[a]
             self._high_bidder = seat
             if self._high == len(self.table.ladder) - 1:
                 return self._end_auction()  # the top bid ends the bidding
         self._bid_turns += 1
-        nxt = self.rules.next_bidder(self, seat, a == A.PASS)
+        nxt = self.rules.next_bidder(self, seat, a == _PASS)
         if nxt is None:
             return self._end_auction()
         self.to_act = nxt
@@ -397,7 +401,7 @@ class Game:
         return _TRUMP_IDS
 
     def _apply_name_trump(self, a: int) -> None:
-        self._set_trump(self.to_act, self._level, a - A.TRUMP_BASE)
+        self._set_trump(self.to_act, self._level, a - _TRUMP_BASE)
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
@@ -428,8 +432,8 @@ class Game:
         return _CEDE_IDS
 
     def _apply_cede(self, a: int) -> None:
-        self._log.append(_shared(e := (E_CEDE, self.to_act, a == A.CEDE_YES, PUBLIC), e))
-        if a == A.CEDE_NO:
+        self._log.append(_shared(e := (E_CEDE, self.to_act, a == _CEDE_YES, PUBLIC), e))
+        if a == _CEDE_NO:
             return self._start_play()
         if self._queue:
             self.to_act = self._queue.pop(0)
@@ -446,7 +450,7 @@ class Game:
         hand = self.hands[self.to_act]
         trick = self._trick_cards
         legal = legal_plays(hand, trick[0], self._trump) if trick else list(hand)
-        return list(dict.fromkeys(legal)) if self.table.has_copies else legal
+        return list(dict.fromkeys(legal)) if self._has_copies else legal
 
     def _start_play(self) -> None:
         c, n = self.contract, self.players
@@ -478,7 +482,7 @@ class Game:
         self._tricks.append((self._leader, tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
         self._log.append((E_TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
         self._trick_seats, self._trick_cards = [], []
-        if len(self._tricks) == self.table.hand_size:
+        if len(self._tricks) == self._hand_size:
             self.to_act = None
             self._score_deal()
         else:
@@ -671,7 +675,7 @@ _DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "de
           "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
           "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
           "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
-          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held")
+          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held", "_hand_size", "_has_copies")
 
 #: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
 #: a descriptor on the class); uncompiled none, for every attribute is in __dict__.

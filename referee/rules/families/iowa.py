@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 # Enum members as module constants: compiled, a global reads in a few ns, a member through its class ~60 ns.
 E_EXCHANGE, E_GIVE, E_GAVE_CARD, E_RECEIVED_CARD = EventKind.EXCHANGE, EventKind.GIVE, EventKind.GAVE_CARD, EventKind.RECEIVED_CARD
 P_EXCHANGE, P_GIVE_CARD, P_CEDE = Phase.EXCHANGE, Phase.GIVE_CARD, Phase.CEDE
+EXCHANGE_YES, GIVE_BASE = A.EXCHANGE_YES, A.GIVE_BASE
 
 
 class IowaRules(PartnershipRules):
@@ -39,8 +40,8 @@ class IowaRules(PartnershipRules):
 
     def apply_exchange(self, g: Game, a: int) -> None:
         bidder = g.to_act
-        g._log.append((E_EXCHANGE, bidder, a == A.EXCHANGE_YES, PUBLIC))
-        if a == A.EXCHANGE_YES:
+        g._log.append((E_EXCHANGE, bidder, a == EXCHANGE_YES, PUBLIC))
+        if a == EXCHANGE_YES:
             # [R] partner's card first, then the bidder's, then the swap; neither sees the other's choice.
             team_of = g.table.team_of
             partner = 0
@@ -61,7 +62,7 @@ class IowaRules(PartnershipRules):
 
     def apply_give(self, g: Game, a: int) -> None:
         seat, bidder = g.to_act, g.contract.bidder
-        card = a - A.GIVE_BASE
+        card = a - GIVE_BASE
         g._pending_give[seat] = card
         g._private[seat]["gave"] = [card]
         g._log.append((E_GIVE, seat, None, PUBLIC))
