@@ -13,7 +13,7 @@ cdef class Game:
     cdef dict __dict__
     # the game
     cdef public int _hand_size
-    cdef public bint _has_copies
+    cdef public bint _has_copies, _plays_follow_suit
     cdef public object ruleset, rules, table, players, seed, target_score, deal_cap, _rng, first_dealer
     cdef public object start_scores, outcome, _family, _rung_of, dealer
     cdef public list scores, deals, decks_dealt, history, _log, _decks
@@ -38,6 +38,8 @@ cdef class Game:
     cpdef _start_play(self)
     cpdef _score_deal(self)
     cpdef _finish_deal(self, contract, ceded, made, pts)
+    cpdef _follow_suit(self)
+    cpdef _apply_play(self, card)
 
 
 @cython.locals(i=int, n=int, bits=int, j=int)

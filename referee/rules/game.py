@@ -114,6 +114,7 @@ class Game:
         self._family = rs.family
         self._legal_of = _LEGAL[rs.family]
         self._apply_of = _APPLY[rs.family]
+        self._plays_follow_suit: bool = self._legal_of[P_PLAY] is _FOLLOW_SUIT   # the common play rule
         self._bids_from, self._rung_of = _bid_ids(t)   # bid ids from each rung up; bid id -> rung
         self._play_events = _play_events(players)        # [seat][card] -> its shared PLAY event
         self.dealer = first_dealer
@@ -269,7 +270,8 @@ class Game:
         """Legal actions of the seat to act, as ids (fast path; do not mutate)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._legal_of[self.phase](self)
+            legal = self._legal = self._follow_suit() if self._plays_follow_suit and self.phase is P_PLAY \
+                else self._legal_of[self.phase](self)
         return legal
 
     def legal_actions(self) -> list[Action]:
@@ -314,7 +316,10 @@ class Game:
         self._legal = None
         a = int(action)
         self.history.append(a)
-        self._apply_of[self.phase](self, a)
+        if self.phase is P_PLAY:   # most decisions: compiled, a C call rather than a call through the phase table
+            self._apply_play(a)
+        else:
+            self._apply_of[self.phase](self, a)
 
     def _refusal(self, action) -> Exception:
         if self._held:   # the held deal's legal list is empty: every action ends here, off the hot path
@@ -610,7 +615,7 @@ class Game:
 
     # Pickling (OpenSpiel's serialization, multiprocessing) leaves out the dispatch tables and bid tables,
     # which hold functions and read-only mappings, and derives them again from the ruleset.
-    _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of", "_play_events")
+    _DERIVED = ("_legal_of", "_apply_of", "_plays_follow_suit", "_bids_from", "_rung_of", "_play_events")
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self._state().items() if k not in self._DERIVED}
@@ -619,6 +624,7 @@ class Game:
         self._restore(state)
         self._legal_of = _LEGAL[self.ruleset.family]
         self._apply_of = _APPLY[self.ruleset.family]
+        self._plays_follow_suit = self._legal_of[P_PLAY] is _FOLLOW_SUIT
         self._bids_from, self._rung_of = _bid_ids(self.table)
         self._play_events = _play_events(self.players)
 
@@ -675,7 +681,7 @@ _DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "de
           "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
           "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
           "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
-          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held", "_hand_size", "_has_copies")
+          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held", "_hand_size", "_has_copies", "_plays_follow_suit")
 
 #: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
 #: a descriptor on the class); uncompiled none, for every attribute is in __dict__.
@@ -783,7 +789,7 @@ _COMMON_LEGAL = {
 }
 _COMMON_APPLY = {
     Phase.BID: Game._apply_bid, Phase.NAME_TRUMP: Game._apply_name_trump, Phase.DISCARD: Game._apply_discard,
-    Phase.CEDE: Game._apply_cede, Phase.PLAY: Game._apply_play,
+    Phase.CEDE: Game._apply_cede, Phase.PLAY: vars(Game)["_apply_play"],   # (compiled, Game._apply_play is the C method)
 }
 #: Per family: phase -> legal(game) and phase -> apply(game, action id); where families differ, the family's hook.
 
@@ -793,9 +799,14 @@ def _by_phase(handlers: dict) -> tuple:
     return tuple(handlers.get(p) for p in range(max(Phase) + 1))
 
 
+#: Game._follow_suit as the class holds it (compiled, Game._follow_suit in this module would be the C method).
+_FOLLOW_SUIT = vars(Game)["_follow_suit"]
+
+
 def _legal_play(r: Rules):
-    # A family that keeps the common rule gets Game._follow_suit itself: the same list, one call fewer a card.
-    return Game._follow_suit if type(r).legal_play is Rules.legal_play else r.legal_play
+    # A family that keeps the common rule gets Game._follow_suit itself: the same list, one call fewer a card
+    # (and Game.legal_action_ids calls it directly, _plays_follow_suit).
+    return _FOLLOW_SUIT if type(r).legal_play is Rules.legal_play else r.legal_play
 
 
 _LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: _legal_play(r)}) for f, r in FAMILIES.items()}
