@@ -24,7 +24,7 @@ from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
 from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, legal_plays, trick_winner_index
 from .errors import DealInProgressError, DealOverError, GameOverError, IllegalActionError, InvalidActionError
-from .events import PUBLIC, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView
+from .events import PUBLIC, SHARED_EVENTS, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView, shared
 from .families import FAMILIES, Rules
 from .records import RECORD_FORMAT, game_record, replay_record
 from .rulesets import BidLevel, Ruleset, Table, get_ruleset
@@ -43,14 +43,8 @@ STRAINS = tuple(Strain)   # STRAINS[s] is Strain(s), without the enum's call
 _PASS, _CEDE_YES, _CEDE_NO, _TRUMP_BASE = A.PASS, A.CEDE_YES, A.CEDE_NO, A.TRUMP_BASE
 
 
-#: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
-#: log is plays and bids, and a tuple of its own for each cost 64 bytes a decision (docs/security.md, "8.").
-_SHARED_EVENTS: dict[tuple, tuple] = {}
-
-
-#: ``_shared(event, event)``: ``event``, or an equal tuple already logged (an event's data here is an int or bool: a
-#: bounded set). The dict's own method, so that the hot path makes no Python call for it.
-_shared = _SHARED_EVENTS.setdefault
+_shared = shared   # events.shared: one tuple per distinct small event, shared by every game's log
+_SHARED_EVENTS = SHARED_EVENTS
 
 
 class Game:
@@ -411,7 +405,7 @@ class Game:
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
         self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
-        self._log.append((E_CONTRACT, bidder, (lv.name, strain), PUBLIC))
+        self._log.append(_shared(e := (E_CONTRACT, bidder, (lv.name, strain), PUBLIC), e))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
     # --------------------------------------------- exchange, give, discard

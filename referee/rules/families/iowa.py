@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .. import actions as A
 from ..cards import make_deck
-from ..events import PUBLIC, Decision, EventKind, Phase
+from ..events import PUBLIC, Decision, EventKind, Phase, shared
 from .base import NINE_TO_ACE, Family, Layout, PartnershipRules, give_ids
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class IowaRules(PartnershipRules):
 
     def apply_exchange(self, g: Game, a: int) -> None:
         bidder = g.to_act
-        g._log.append((E_EXCHANGE, bidder, a == EXCHANGE_YES, PUBLIC))
+        g._log.append(shared(e := (E_EXCHANGE, bidder, a == EXCHANGE_YES, PUBLIC), e))
         if a == EXCHANGE_YES:
             # [R] partner's card first, then the bidder's, then the swap; neither sees the other's choice.
             team_of = g.table.team_of
@@ -65,8 +65,8 @@ class IowaRules(PartnershipRules):
         card = a - GIVE_BASE
         g._pending_give[seat] = card
         g._private[seat]["gave"] = [card]
-        g._log.append((E_GIVE, seat, None, PUBLIC))
-        g._log.append((E_GAVE_CARD, seat, card, seat))
+        g._log.append(shared(e := (E_GIVE, seat, None, PUBLIC), e))
+        g._log.append(shared(e := (E_GAVE_CARD, seat, card, seat), e))
         if g._queue:
             g._enter(P_GIVE_CARD, g._queue.pop(0))
             return
@@ -82,8 +82,8 @@ class IowaRules(PartnershipRules):
         g.hands[bidder].append(pc)
         g._private[bidder]["received"] = [pc]
         g._private[partner]["received"] = [bc]
-        g._log.append((E_RECEIVED_CARD, bidder, pc, bidder))
-        g._log.append((E_RECEIVED_CARD, partner, bc, partner))
+        g._log.append(shared(e := (E_RECEIVED_CARD, bidder, pc, bidder), e))
+        g._log.append(shared(e := (E_RECEIVED_CARD, partner, bc, partner), e))
         self.after_exchange(g)
 
     def after_exchange(self, g: Game) -> None:
