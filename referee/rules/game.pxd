@@ -48,6 +48,10 @@ cpdef shuffle(rng, list x)
 @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
 cpdef _made(cls, tuple names, tuple values, tuple more)
 
-# _set_slot is object.__setattr__ in game.py; compiled, the C API function it stands for.
+# game.py's _set_slot (object.__setattr__ in pure Python) is the C API function.
 cdef extern from "Python.h":
     int _set_slot "PyObject_GenericSetAttr"(object obj, object name, object value) except -1
+
+# game.py's _untrack (nothing in pure Python) is the C API function (the tuples it is given hold no cycle).
+cdef extern from "Python.h":
+    void _untrack "PyObject_GC_UnTrack"(object op)

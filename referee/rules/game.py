@@ -191,9 +191,12 @@ class Game:
         self._deal_start = len(self._log)                   # this deal's first event
         self._dealt_widow: tuple[int, ...] = tuple(widow)
         log = self._log
-        log.append((E_DEAL, d, len(self.decks_dealt), PUBLIC))
+        log.append(e := (E_DEAL, d, len(self.decks_dealt), PUBLIC))
+        _untrack(e)  # noqa: F821 (bound through globals())
         for s in range(n):
-            log.append((E_HAND, s, tuple(self.hands[s]), s))
+            log.append(e := (E_HAND, s, h := tuple(self.hands[s]), s))
+            _untrack(h)  # noqa: F821 (bound through globals())
+            _untrack(e)  # noqa: F821 (bound through globals())
 
     def _enter(self, phase: Phase, seat: int | None) -> None:
         """Every phase change goes through here: what the game waits for, and from whom."""
@@ -478,8 +481,10 @@ class Game:
         winner = ts[trick_winner_index(tc, self._trump)]
         self.tricks_won[winner] += 1
         pairs = _PAIRS
-        self._tricks.append((self._leader, tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
-        self._log.append((E_TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
+        self._tricks.append(t := (self._leader, plays := tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
+        self._log.append(e := (E_TRICK, winner, lc := (self._leader, cards := tuple(tc)), PUBLIC))
+        for u in (plays, t, cards, lc, e):
+            _untrack(u)  # noqa: F821 (bound through globals())
         self._trick_seats, self._trick_cards = [], []
         if len(self._tricks) == self._hand_size:
             self.to_act = None
@@ -710,6 +715,14 @@ def shuffle(rng: random.Random, x: list) -> None:
         x[i], x[j] = x[j], x[i]
 
 
+#: ``_untrack(t)``: compiled, the C API's ``PyObject_GC_UnTrack`` (game.pxd declares it), which stops the cyclic
+#: GC visiting ``t``; in pure Python, nothing. For the tuples a game keeps by the thousand (events, tricks): they
+#: hold ints, None, enum members and tuples of those, so can be in no reference cycle. (The GC untracks a tuple
+#: of atoms itself, but not one holding an enum member, as every event does, and walked them all at each
+#: collection.) Bound through globals(): Cython resolves the name to the C function and must see no assignment.
+globals()["_untrack"] = lambda t: None
+
+
 def _positive(name: str, v) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < 1:
         raise ValueError(f"{name} must be a positive integer, got {v!r}")
@@ -742,10 +755,10 @@ def _field_names(cls) -> tuple:
     return tuple(f.name for f in fields(cls))
 
 
-def _set_slot(obj, name: str, value) -> None:
-    """``object.__setattr__(obj, name, value)``, past a frozen dataclass's refusing ``__setattr__``. Compiled, this
-    is the C function ``PyObject_GenericSetAttr`` itself (game.pxd): no Python call, no argument tuple."""
-    object.__setattr__(obj, name, value)
+#: ``_set_slot(obj, name, value)``: ``object.__setattr__``, past a frozen dataclass's refusing ``__setattr__``.
+#: Compiled, the C API's ``PyObject_GenericSetAttr`` (game.pxd declares it): no Python call, no argument tuple.
+#: Bound through globals(): Cython resolves the name to the C function and must see no definition of it here.
+globals()["_set_slot"] = object.__setattr__
 
 
 def _made(cls, names: tuple, values: tuple, more: tuple):
@@ -755,9 +768,9 @@ def _made(cls, names: tuple, values: tuple, more: tuple):
     obj = object.__new__(cls)
     n = len(values)
     for i in range(n):
-        _set_slot(obj, names[i], values[i])
+        _set_slot(obj, names[i], values[i])  # noqa: F821 (bound through globals())
     for i in range(len(more)):
-        _set_slot(obj, names[n + i], more[i])
+        _set_slot(obj, names[n + i], more[i])  # noqa: F821 (bound through globals())
     return obj
 
 
