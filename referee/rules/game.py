@@ -148,6 +148,7 @@ class Game:
             shuffled = list(self.table.deck)
             shuffle(self._rng, shuffled)
             deck = tuple(shuffled)
+            _untrack(deck)  # noqa: F821 (bound through globals())
         self.decks_dealt.append(deck)
         self._new_deal(*self.rules.deal(self.table, deck, self.dealer))
 
@@ -506,7 +507,8 @@ class Game:
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
         # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
         # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
-        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_FIELDS, summary, (None, 0, None)), PUBLIC))
+        self._log.append(e := (E_DEAL_END, None, _made(DealResult, _RESULT_FIELDS, summary, (None, 0, None)), PUBLIC))
+        _untrack(e)  # noqa: F821 (bound through globals())
         self.deals.append(_made(DealResult, _RESULT_FIELDS, summary, (self._log, self._deal_start, None)))
         self._legal = None
         winners = None
@@ -764,13 +766,15 @@ globals()["_set_slot"] = object.__setattr__
 def _made(cls, names: tuple, values: tuple, more: tuple):
     """``cls(*values, *more)`` for a frozen slots dataclass given every field, without its Python ``__init__``
     (which sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a
-    DealResult ~1 us). The same value: every slot set once, in field order."""
+    DealResult ~1 us). The same value: every slot set once, in field order. Untracked by the GC: a Contract or
+    DealResult holds ints, strings, enum members, tuples, a Contract and the game's log, which never holds it."""
     obj = object.__new__(cls)
     n = len(values)
     for i in range(n):
         _set_slot(obj, names[i], values[i])  # noqa: F821 (bound through globals())
     for i in range(len(more)):
         _set_slot(obj, names[n + i], more[i])  # noqa: F821 (bound through globals())
+    _untrack(obj)  # noqa: F821 (bound through globals())
     return obj
 
 
