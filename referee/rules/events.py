@@ -18,6 +18,15 @@ __all__ = ["Phase", "Decision", "DECISION_OF", "EventKind", "Event", "Contract",
 
 PUBLIC = -1   # event visibility: everyone
 
+#: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
+#: log is plays and bids, and a tuple of its own for each cost 64 bytes a decision (docs/security.md, "8."),
+#: and every kept tuple is work for the cyclic GC.
+SHARED_EVENTS: dict[tuple, tuple] = {}
+
+#: ``shared(event, event)``: ``event``, or an equal tuple already logged (an event's data here is an int, a bool,
+#: None or a pair of them: a bounded set). The dict's own method, so that the hot path makes no Python call for it.
+shared = SHARED_EVENTS.setdefault
+
 
 class Phase(IntEnum):
     """What the game is waiting for. Every phase but GAME_OVER is a decision kind."""

@@ -5,10 +5,15 @@
 
 cimport cython
 
+# The play rule and the trick's winner as C calls (game.py imports the same functions from .cards).
+from referee.rules.cards cimport legal_plays, trick_winner_index
+
 
 cdef class Game:
     cdef dict __dict__
     # the game
+    cdef public int _hand_size
+    cdef public bint _has_copies, _plays_follow_suit
     cdef public object ruleset, rules, table, players, seed, target_score, deal_cap, _rng, first_dealer
     cdef public object start_scores, outcome, _family, _rung_of, dealer
     cdef public list scores, deals, decks_dealt, history, _log, _decks
@@ -33,10 +38,20 @@ cdef class Game:
     cpdef _start_play(self)
     cpdef _score_deal(self)
     cpdef _finish_deal(self, contract, ceded, made, pts)
+    cpdef _follow_suit(self)
+    cpdef _apply_play(self, card)
 
 
 @cython.locals(i=int, n=int, bits=int, j=int)
 cpdef shuffle(rng, list x)
 
 @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
-cpdef _made(cls, tuple setters, tuple values, tuple more)
+cpdef _made(cls, tuple names, tuple values, tuple more)
+
+# game.py's _set_slot (object.__setattr__ in pure Python) is the C API function.
+cdef extern from "Python.h":
+    int _set_slot "PyObject_GenericSetAttr"(object obj, object name, object value) except -1
+
+# game.py's _untrack (nothing in pure Python) is the C API function (the tuples it is given hold no cycle).
+cdef extern from "Python.h":
+    void _untrack "PyObject_GC_UnTrack"(object op)

@@ -24,7 +24,7 @@ from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
 from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, legal_plays, trick_winner_index
 from .errors import DealInProgressError, DealOverError, GameOverError, IllegalActionError, InvalidActionError
-from .events import PUBLIC, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView
+from .events import PUBLIC, SHARED_EVENTS, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView, shared
 from .families import FAMILIES, Rules
 from .records import RECORD_FORMAT, game_record, replay_record
 from .rulesets import BidLevel, Ruleset, Table, get_ruleset
@@ -39,16 +39,12 @@ E_CEDE, E_CEDED, E_PLAY, E_TRICK = EventKind.CEDE, EventKind.CEDED, EventKind.PL
 E_DEAL_END, E_GAME_OVER = EventKind.DEAL_END, EventKind.GAME_OVER
 P_BID, P_NAME_TRUMP, P_PLAY, P_GAME_OVER = Phase.BID, Phase.NAME_TRUMP, Phase.PLAY, Phase.GAME_OVER
 STRAINS = tuple(Strain)   # STRAINS[s] is Strain(s), without the enum's call
+# Action ids the hot path compares with, as module constants (compiled, A.PASS is a module attribute lookup).
+_PASS, _CEDE_YES, _CEDE_NO, _TRUMP_BASE = A.PASS, A.CEDE_YES, A.CEDE_NO, A.TRUMP_BASE
 
 
-#: One tuple per distinct (kind, seat, small datum, visibility) event, shared by every game's log: most of a
-#: log is plays and bids, and a tuple of its own for each cost 64 bytes a decision (docs/security.md, "8.").
-_SHARED_EVENTS: dict[tuple, tuple] = {}
-
-
-#: ``_shared(event, event)``: ``event``, or an equal tuple already logged (an event's data here is an int or bool: a
-#: bounded set). The dict's own method, so that the hot path makes no Python call for it.
-_shared = _SHARED_EVENTS.setdefault
+_shared = shared   # events.shared: one tuple per distinct small event, shared by every game's log
+_SHARED_EVENTS = SHARED_EVENTS
 
 
 class Game:
@@ -75,6 +71,8 @@ class Game:
         self.ruleset: Ruleset = rs
         self.rules: Rules = FAMILIES[rs.family]
         self.table: Table = t
+        self._hand_size: int = t.hand_size          # the table's, read by the hot path from a C slot
+        self._has_copies: bool = t.has_copies
         self.players: int = players
         self.seed = seed
         #: The score to reach and the deal cap: the ruleset's unless given (a record carries them).
@@ -110,6 +108,7 @@ class Game:
         self._family = rs.family
         self._legal_of = _LEGAL[rs.family]
         self._apply_of = _APPLY[rs.family]
+        self._plays_follow_suit: bool = self._legal_of[P_PLAY] is _FOLLOW_SUIT   # the common play rule
         self._bids_from, self._rung_of = _bid_ids(t)   # bid ids from each rung up; bid id -> rung
         self._play_events = _play_events(players)        # [seat][card] -> its shared PLAY event
         self.dealer = first_dealer
@@ -149,6 +148,7 @@ class Game:
             shuffled = list(self.table.deck)
             shuffle(self._rng, shuffled)
             deck = tuple(shuffled)
+            _untrack(deck)  # noqa: F821 (bound through globals())
         self.decks_dealt.append(deck)
         self._new_deal(*self.rules.deal(self.table, deck, self.dealer))
 
@@ -192,9 +192,12 @@ class Game:
         self._deal_start = len(self._log)                   # this deal's first event
         self._dealt_widow: tuple[int, ...] = tuple(widow)
         log = self._log
-        log.append((E_DEAL, d, len(self.decks_dealt), PUBLIC))
+        log.append(e := (E_DEAL, d, len(self.decks_dealt), PUBLIC))
+        _untrack(e)  # noqa: F821 (bound through globals())
         for s in range(n):
-            log.append((E_HAND, s, tuple(self.hands[s]), s))
+            log.append(e := (E_HAND, s, h := tuple(self.hands[s]), s))
+            _untrack(h)  # noqa: F821 (bound through globals())
+            _untrack(e)  # noqa: F821 (bound through globals())
 
     def _enter(self, phase: Phase, seat: int | None) -> None:
         """Every phase change goes through here: what the game waits for, and from whom."""
@@ -265,7 +268,8 @@ class Game:
         """Legal actions of the seat to act, as ids (fast path; do not mutate)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._legal_of[self.phase](self)
+            legal = self._legal = self._follow_suit() if self._plays_follow_suit and self.phase is P_PLAY \
+                else self._legal_of[self.phase](self)
         return legal
 
     def legal_actions(self) -> list[Action]:
@@ -310,7 +314,10 @@ class Game:
         self._legal = None
         a = int(action)
         self.history.append(a)
-        self._apply_of[self.phase](self, a)
+        if self.phase is P_PLAY:   # most decisions: compiled, a C call rather than a call through the phase table
+            self._apply_play(a)
+        else:
+            self._apply_of[self.phase](self, a)
 
     def _refusal(self, action) -> Exception:
         if self._held:   # the held deal's legal list is empty: every action ends here, off the hot path
@@ -361,13 +368,13 @@ class Game:
         seat = self.to_act
         self._bids.append((seat, a))
         self._log.append(_shared(e := (E_BID, seat, a, PUBLIC), e))
-        if a != A.PASS:
+        if a != _PASS:
             self._high = self._rung_of[a]
             self._high_bidder = seat
             if self._high == len(self.table.ladder) - 1:
                 return self._end_auction()  # the top bid ends the bidding
         self._bid_turns += 1
-        nxt = self.rules.next_bidder(self, seat, a == A.PASS)
+        nxt = self.rules.next_bidder(self, seat, a == _PASS)
         if nxt is None:
             return self._end_auction()
         self.to_act = nxt
@@ -381,7 +388,7 @@ class Game:
             _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
-            self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
+            self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
             self._enter(P_NAME_TRUMP, bidder)
 
     def _winning_bid_id(self) -> int:
@@ -397,12 +404,12 @@ class Game:
         return _TRUMP_IDS
 
     def _apply_name_trump(self, a: int) -> None:
-        self._set_trump(self.to_act, self._level, a - A.TRUMP_BASE)
+        self._set_trump(self.to_act, self._level, a - _TRUMP_BASE)
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
-        self.contract = _made(Contract, _CONTRACT_SETTERS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
-        self._log.append((E_CONTRACT, bidder, (lv.name, strain), PUBLIC))
+        self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
+        self._log.append(_shared(e := (E_CONTRACT, bidder, (lv.name, strain), PUBLIC), e))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
     # --------------------------------------------- exchange, give, discard
@@ -428,8 +435,8 @@ class Game:
         return _CEDE_IDS
 
     def _apply_cede(self, a: int) -> None:
-        self._log.append(_shared(e := (E_CEDE, self.to_act, a == A.CEDE_YES, PUBLIC), e))
-        if a == A.CEDE_NO:
+        self._log.append(_shared(e := (E_CEDE, self.to_act, a == _CEDE_YES, PUBLIC), e))
+        if a == _CEDE_NO:
             return self._start_play()
         if self._queue:
             self.to_act = self._queue.pop(0)
@@ -446,7 +453,7 @@ class Game:
         hand = self.hands[self.to_act]
         trick = self._trick_cards
         legal = legal_plays(hand, trick[0], self._trump) if trick else list(hand)
-        return list(dict.fromkeys(legal)) if self.table.has_copies else legal
+        return list(dict.fromkeys(legal)) if self._has_copies else legal
 
     def _start_play(self) -> None:
         c, n = self.contract, self.players
@@ -475,10 +482,12 @@ class Game:
         winner = ts[trick_winner_index(tc, self._trump)]
         self.tricks_won[winner] += 1
         pairs = _PAIRS
-        self._tricks.append((self._leader, tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
-        self._log.append((E_TRICK, winner, (self._leader, tuple(tc)), PUBLIC))
+        self._tricks.append(t := (self._leader, plays := tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
+        self._log.append(e := (E_TRICK, winner, lc := (self._leader, cards := tuple(tc)), PUBLIC))
+        for u in (plays, t, cards, lc, e):
+            _untrack(u)  # noqa: F821 (bound through globals())
         self._trick_seats, self._trick_cards = [], []
-        if len(self._tricks) == self.table.hand_size:
+        if len(self._tricks) == self._hand_size:
             self.to_act = None
             self._score_deal()
         else:
@@ -498,8 +507,9 @@ class Game:
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
         # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
         # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
-        self._log.append((E_DEAL_END, None, _made(DealResult, _RESULT_SETTERS, summary, (None, 0, None)), PUBLIC))
-        self.deals.append(_made(DealResult, _RESULT_SETTERS, summary, (self._log, self._deal_start, None)))
+        self._log.append(e := (E_DEAL_END, None, _made(DealResult, _RESULT_FIELDS, summary, (None, 0, None)), PUBLIC))
+        _untrack(e)  # noqa: F821 (bound through globals())
+        self.deals.append(_made(DealResult, _RESULT_FIELDS, summary, (self._log, self._deal_start, None)))
         self._legal = None
         winners = None
         if contract is not None:
@@ -606,7 +616,7 @@ class Game:
 
     # Pickling (OpenSpiel's serialization, multiprocessing) leaves out the dispatch tables and bid tables,
     # which hold functions and read-only mappings, and derives them again from the ruleset.
-    _DERIVED = ("_legal_of", "_apply_of", "_bids_from", "_rung_of", "_play_events")
+    _DERIVED = ("_legal_of", "_apply_of", "_plays_follow_suit", "_bids_from", "_rung_of", "_play_events")
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self._state().items() if k not in self._DERIVED}
@@ -615,6 +625,7 @@ class Game:
         self._restore(state)
         self._legal_of = _LEGAL[self.ruleset.family]
         self._apply_of = _APPLY[self.ruleset.family]
+        self._plays_follow_suit = self._legal_of[P_PLAY] is _FOLLOW_SUIT
         self._bids_from, self._rung_of = _bid_ids(self.table)
         self._play_events = _play_events(self.players)
 
@@ -671,7 +682,7 @@ _DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "de
           "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
           "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
           "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
-          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held")
+          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held", "_hand_size", "_has_copies", "_plays_follow_suit")
 
 #: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
 #: a descriptor on the class); uncompiled none, for every attribute is in __dict__.
@@ -706,6 +717,14 @@ def shuffle(rng: random.Random, x: list) -> None:
         x[i], x[j] = x[j], x[i]
 
 
+#: ``_untrack(t)``: compiled, the C API's ``PyObject_GC_UnTrack`` (game.pxd declares it), which stops the cyclic
+#: GC visiting ``t``; in pure Python, nothing. For the tuples a game keeps by the thousand (events, tricks): they
+#: hold ints, None, enum members and tuples of those, so can be in no reference cycle. (The GC untracks a tuple
+#: of atoms itself, but not one holding an enum member, as every event does, and walked them all at each
+#: collection.) Bound through globals(): Cython resolves the name to the C function and must see no assignment.
+globals()["_untrack"] = lambda t: None
+
+
 def _positive(name: str, v) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < 1:
         raise ValueError(f"{name} must be a positive integer, got {v!r}")
@@ -733,28 +752,36 @@ def _play_events(players: int) -> tuple[tuple[tuple, ...], ...]:
     return got
 
 
-def _setters(cls) -> tuple:
-    """The slots' own setters of a frozen slots dataclass, in field order (see :func:`_made`)."""
-    return tuple(cls.__dict__[f.name].__set__ for f in fields(cls))
+def _field_names(cls) -> tuple:
+    """A frozen slots dataclass's field names, in field order (see :func:`_made`)."""
+    return tuple(f.name for f in fields(cls))
 
 
-def _made(cls, setters: tuple, values: tuple, more: tuple):
+#: ``_set_slot(obj, name, value)``: ``object.__setattr__``, past a frozen dataclass's refusing ``__setattr__``.
+#: Compiled, the C API's ``PyObject_GenericSetAttr`` (game.pxd declares it): no Python call, no argument tuple.
+#: Bound through globals(): Cython resolves the name to the C function and must see no definition of it here.
+globals()["_set_slot"] = object.__setattr__
+
+
+def _made(cls, names: tuple, values: tuple, more: tuple):
     """``cls(*values, *more)`` for a frozen slots dataclass given every field, without its Python ``__init__``
     (which sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a
-    DealResult ~1 us). The same value: every slot set once, in field order."""
+    DealResult ~1 us). The same value: every slot set once, in field order. Untracked by the GC: a Contract or
+    DealResult holds ints, strings, enum members, tuples, a Contract and the game's log, which never holds it."""
     obj = object.__new__(cls)
     n = len(values)
     for i in range(n):
-        setters[i](obj, values[i])
+        _set_slot(obj, names[i], values[i])  # noqa: F821 (bound through globals())
     for i in range(len(more)):
-        setters[n + i](obj, more[i])
+        _set_slot(obj, names[n + i], more[i])  # noqa: F821 (bound through globals())
+    _untrack(obj)  # noqa: F821 (bound through globals())
     return obj
 
 
 #: _PAIRS[seat][card]: the (seat, card) play of a trick, shared by every trick of every game (an int pair).
 _PAIRS = tuple(tuple((s, c) for c in range(len(CARDS))) for s in range(8))
-_CONTRACT_SETTERS = _setters(Contract)
-_RESULT_SETTERS = _setters(DealResult)
+_CONTRACT_FIELDS = _field_names(Contract)
+_RESULT_FIELDS = _field_names(DealResult)
 
 
 _BID_TABLES: dict[int, tuple] = {}
@@ -773,7 +800,7 @@ _COMMON_LEGAL = {
 }
 _COMMON_APPLY = {
     Phase.BID: Game._apply_bid, Phase.NAME_TRUMP: Game._apply_name_trump, Phase.DISCARD: Game._apply_discard,
-    Phase.CEDE: Game._apply_cede, Phase.PLAY: Game._apply_play,
+    Phase.CEDE: Game._apply_cede, Phase.PLAY: vars(Game)["_apply_play"],   # (compiled, Game._apply_play is the C method)
 }
 #: Per family: phase -> legal(game) and phase -> apply(game, action id); where families differ, the family's hook.
 
@@ -783,9 +810,14 @@ def _by_phase(handlers: dict) -> tuple:
     return tuple(handlers.get(p) for p in range(max(Phase) + 1))
 
 
+#: Game._follow_suit as the class holds it (compiled, Game._follow_suit in this module would be the C method).
+_FOLLOW_SUIT = vars(Game)["_follow_suit"]
+
+
 def _legal_play(r: Rules):
-    # A family that keeps the common rule gets Game._follow_suit itself: the same list, one call fewer a card.
-    return Game._follow_suit if type(r).legal_play is Rules.legal_play else r.legal_play
+    # A family that keeps the common rule gets Game._follow_suit itself: the same list, one call fewer a card
+    # (and Game.legal_action_ids calls it directly, _plays_follow_suit).
+    return _FOLLOW_SUIT if type(r).legal_play is Rules.legal_play else r.legal_play
 
 
 _LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: _legal_play(r)}) for f, r in FAMILIES.items()}

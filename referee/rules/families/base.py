@@ -216,8 +216,9 @@ class PartnershipRules(Rules):
     def sitting_out(self, table: Table, bidder: int, alone: bool) -> tuple[int, ...]:
         if not alone:
             return ()
-        bt = table.team_of[bidder]
-        return tuple(s for s in range(table.players) if s != bidder and table.team_of[s] == bt)
+        team_of = table.team_of
+        bt = team_of[bidder]
+        return tuple([s for s in range(table.players) if s != bidder and team_of[s] == bt])
 
 
 def give_ids(g: Game, has_copies: bool) -> list[int]:
