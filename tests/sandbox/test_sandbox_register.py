@@ -74,8 +74,8 @@ def test_a_bot_registered_with_a_dockerfile_runs_in_its_image_and_its_image_vers
 def test_the_containers_of_a_killed_arena_are_removed_by_the_next_run(tmp_path, docker_client):
     (tmp_path / "short.toml").write_text(SHORT)
     db = tmp_path / "arena.db"
-    args = ["arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", "400", "--sandbox",
-            "docker", "--db", str(db), "--progress-every", "0.2"]
+    args = ["arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", "4000", "--sandbox",
+            "docker", "--db", str(db), "--progress-every", "0.2"]   # far more than it can play before the kill
     p = subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], cwd=tmp_path, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
     label = {"label": f"{OWNER_LABEL}={owner_id(p.pid)}"}
@@ -84,7 +84,7 @@ def test_the_containers_of_a_killed_arena_are_removed_by_the_next_run(tmp_path, 
     left = docker_client.containers.list(all=True, filters=label, sparse=True)
     assert len(left) >= 2
     p.send_signal(signal.SIGKILL)              # no cleanup of its own
-    p.wait()
+    assert p.wait() == -signal.SIGKILL, "the run ended (and cleaned up) before it was killed"
     time.sleep(0.5)
     assert {c.id for c in docker_client.containers.list(all=True, filters=label, sparse=True)} == {c.id for c in left}
     again = pepper("arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", "2",
