@@ -91,6 +91,11 @@ class Crash:
     games_forfeited: int = 0   # games lost to it that had been replayed MAX_REPLAYS times already: their forfeit stands
     recorded: bool = False     # stored (Store.record_crash)
 
+    @property
+    def cost_games(self) -> bool:
+        """Whether games in flight were lost to it (replayed, or forfeited): such crashes count toward the limit."""
+        return bool(self.games_replayed or self.games_forfeited)
+
 
 class BotProcesses:
     """The processes of one command bot: on each referee shard (``addresses``, one per shard) a

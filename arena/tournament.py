@@ -453,7 +453,7 @@ class Arena:
         if p.keeps_crashing():
             self._withdraw(p.bot.name, f"kept crashing: a process died {p.RESTART_BUDGET} times in a row soon after "
                                        f"starting ({p.restarts} restart(s) in this run, exit code {p.exit_codes()})")
-        elif len(costly := [c for c in p.crashes if c.games_replayed or c.games_forfeited]) > MAX_CRASHES:
+        elif len(costly := [c for c in p.crashes if c.cost_games]) > MAX_CRASHES:
             self._withdraw(p.bot.name, f"crashed {len(costly)} times in this run with games in flight, more than the "
                                        f"{MAX_CRASHES} a bot may (those games are replayed; exit codes "
                                        f"{', '.join(str(c.exit_code) for c in costly)})")
@@ -790,7 +790,7 @@ class Arena:
                 if not c.recorded and (not settled or now - c.at > CRASH_SETTLE_S):
                     self.store.record_crash(run_id, self.pool, c.bot, self._version(c.bot), c.exit_code, c.games_replayed)
                     c.recorded = True
-                    costly = [k for k in p.crashes if k.games_replayed or k.games_forfeited]
+                    costly = [k for k in p.crashes if k.cost_games]
                     count = (f"crash {costly.index(c) + 1} with games in flight, of the {MAX_CRASHES} a bot may have in "
                              "a run" if c in costly else "no game in flight on it: not counted")
                     lost = f", {c.games_forfeited} lost (replayed {MAX_REPLAYS} times already)" if c.games_forfeited else ""
