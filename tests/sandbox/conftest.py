@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,17 @@ def images(docker_client) -> None:
             if r.returncode:
                 pytest.fail(f"images/build.sh failed ({r.returncode}):\n{r.stdout}\n{r.stderr}", pytrace=False)
             stamp.write_text(run_id)
+
+
+@pytest.fixture
+def bot_dockerfile(tmp_path):
+    """Makes ``tmp_path/NAME``: a build context whose Dockerfile puts hostile_bot.py (with no $PEPPER_HOSTILE: a
+    random bot) on pepper-python as /app/bot.py, run by its CMD; returns its path."""
+    def make(name: str) -> Path:
+        ctx = tmp_path / name
+        ctx.mkdir()
+        shutil.copy(Path(__file__).resolve().parent / "hostile_bot.py", ctx / "bot.py")
+        (ctx / "Dockerfile").write_text('FROM pepper-python:latest\nCOPY bot.py /app/bot.py\nWORKDIR /app\n'
+                                        'CMD ["python3", "bot.py"]\n')
+        return ctx
+    return make

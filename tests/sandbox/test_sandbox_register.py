@@ -5,7 +5,6 @@ run says what to add. The `pepper` CLI, a real Docker Engine, a real SQLite file
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -31,12 +30,8 @@ def said(out: subprocess.CompletedProcess) -> str:
     return " ".join((out.stdout + out.stderr).split())
 
 
-def test_a_bot_registered_with_a_dockerfile_runs_in_its_image_and_its_image_versions_it(tmp_path, docker_client):
-    ctx = tmp_path / "boxed"
-    ctx.mkdir()
-    shutil.copy(HERE / "hostile_bot.py", ctx / "bot.py")   # with no $PEPPER_HOSTILE: a random bot
-    (ctx / "Dockerfile").write_text('FROM pepper-python:latest\nCOPY bot.py /app/bot.py\nWORKDIR /app\n'
-                                    'CMD ["python3", "bot.py"]\n')
+def test_a_bot_registered_with_a_dockerfile_runs_in_its_image_and_its_image_versions_it(tmp_path, docker_client, bot_dockerfile):
+    ctx = bot_dockerfile("boxed")
     (tmp_path / "short.toml").write_text(SHORT)
     db = tmp_path / "arena.db"
     out = pepper("bot", "register", "boxed", "--dockerfile", str(ctx), "--memory-mb", "128", "--pids", "32", db=db)

@@ -32,12 +32,8 @@ def build(db: Path, name: str):
         st.close()
 
 
-def test_bot_update_with_an_image_versions_the_bot_by_the_images_id(tmp_path, docker_client):
-    ctx = tmp_path / "upd"
-    ctx.mkdir()
-    shutil.copy(HERE / "hostile_bot.py", ctx / "bot.py")   # with no $PEPPER_HOSTILE: a random bot
-    (ctx / "Dockerfile").write_text('FROM pepper-python:latest\nCOPY bot.py /app/bot.py\nWORKDIR /app\n'
-                                    'CMD ["python3", "bot.py"]\n')
+def test_bot_update_with_an_image_versions_the_bot_by_the_images_id(tmp_path, docker_client, bot_dockerfile):
+    ctx = bot_dockerfile("upd")
     db = tmp_path / "arena.db"
     said = pepper("bot", "register", "upd", "--dockerfile", str(ctx), db=db)   # (the first command may add a note)
     assert said.startswith("0:") and "registered upd (version 1" in said, said

@@ -1,8 +1,8 @@
 """Case 8: what the referee holds per game in flight beyond the rules engine's own state stays small.
 A real referee in this process (so that tracemalloc sees what it holds) and four heuristic bot processes on
 127.0.0.1, playing games at once; measured live (after gc.collect()) when the first game ends, the engine's
-share measured apart by rebuilding each running game's Game from its seed and history (as bench/memory.py
-does). The old code held ~11.5 KiB per game here beside the engine: a dict of fault counts and an array of latencies
+share measured apart by rebuilding each running game's Game from its seed and history (bench/memory.py's
+engine_share). The old code held ~11.5 KiB per game here beside the engine: a dict of fault counts and an array of latencies
 per seat, an instance dict per game, per-game copies of the encoder's fixed fields and of the policy, the
 request's bytes while the bot decided."""
 
@@ -10,49 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
-import subprocess
-import sys
+import importlib.util
 import tracemalloc
 from pathlib import Path
 
+from inprocess_referee import heuristic_referee
 from pepper_proto.v1 import control_pb2
 
-from referee.rules import Game
-from referee.service.config import ServerConfig
-from referee.service.server import start
-
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = 4
-
-
-def _engine_bytes(runs) -> float:
-    """Traced bytes per game of these running games' engine state, each Game rebuilt and measured alone."""
-    gc.collect()
-    before = tracemalloc.get_traced_memory()[0]
-    kept = []
-    for r in runs:
-        g = Game(r.game.ruleset, r.game.players, seed=r.seed)
-        for a in r.game.history:
-            g.apply(a)
-        kept.append(g)
-    gc.collect()
-    return (tracemalloc.get_traced_memory()[0] - before) / len(runs)
+_spec = importlib.util.spec_from_file_location("bench_memory", Path(__file__).resolve().parents[2] / "bench" / "memory.py")
+bench_memory = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_memory)
 
 
 async def _held_per_game(games: int) -> tuple[float, float]:
     """(live bytes per game in flight, of which the engine's) when the first of ``games`` games ends."""
-    srv = await start(ServerConfig(control_token="ctl-token-inflight", bot_tokens={"h": "h-token-inflight"}, keep_games=0))
-    ref = srv.referee
-    env = os.environ | {"PEPPER_REFEREE": srv.address, "PEPPER_TOKEN": "h-token-inflight", "PEPPER_BOT_NAME": "h"}
-    procs = [subprocess.Popen([sys.executable, "-m", "sample_bots", "heuristic", "--seed", str(i)], cwd=ROOT,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(BOTS)]
-    try:
-        for _ in range(400):
-            if sum(not c.closed for c in ref.conns.get("h", ())) == BOTS:
-                break
-            await asyncio.sleep(0.05)
-        assert sum(not c.closed for c in ref.conns.get("h", ())) == BOTS, "the heuristic bots did not connect"
+    async with heuristic_referee("inflight") as ref:
         for s in range(2):   # warms what every game shares (caches, the connections' queues), kept out of the figure
             ref.create_game(control_pb2.CreateGameRequest(ruleset="iowa", players=4, seats=["h"] * 4, seed=1000 + s))
         while ref.running:
@@ -67,7 +39,7 @@ async def _held_per_game(games: int) -> tuple[float, float]:
             if not got:
                 gc.collect()
                 got.append((tracemalloc.get_traced_memory()[0] - base) / games)
-                got.append(_engine_bytes([r for r in ref.games.values() if not r.over]))
+                got.append(bench_memory.engine_share([r for r in ref.games.values() if not r.over]))
             finished(run)
 
         ref._finished = first_finished   # each run's on_finished, read by create_game
@@ -76,10 +48,6 @@ async def _held_per_game(games: int) -> tuple[float, float]:
         while ref.running:
             await asyncio.sleep(0.05)
         return got[0], got[1]
-    finally:
-        await srv.shutdown(1.0)
-        for p in procs:
-            p.wait(timeout=30)
 
 
 def test_a_game_in_flight_holds_little_beyond_the_engine():
