@@ -38,7 +38,7 @@ $(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 
 # The compiled rules engine (setup.py's COMPILED_MODULES, by Cython from the same .py files), built in place and
 # rebuilt whenever one of its sources changes; without a C compiler it stays pure Python, with a one-line notice.
-ENGINE_SOURCES := $(shell find referee/rules referee/wire -name '*.py' -o -name '*.pxd') setup.py
+ENGINE_SOURCES := $(shell find referee/rules referee/wire referee/service -name '*.py' -o -name '*.pxd') setup.py
 COMPILED := $(VENV)/.compiled
 $(COMPILED): $(RUNTIME) $(ENGINE_SOURCES)
 	@$(BIN)/python setup.py --quiet build_ext --inplace 2>&1 | grep -v -e '^warning: ' -e 'Compiling ' -e '^\[' || true

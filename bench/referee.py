@@ -296,9 +296,9 @@ def main() -> int:
             print(f"run {k + 1}: referee {r['decisions_s']:,.0f} decisions/s, {r['games_s']:.1f} games/s "
                   f"({r['decisions']:,} decisions in {r['elapsed']:.1f}s; {r['per_batch']:.1f} requests/batch, "
                   f"{r['batch_bytes']:,.0f} B/batch, {r['answer_bytes']:,.0f} B/answer msg; CPU per decision: referee "
-                  f"{r['referee_cpu_us']:.0f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e['decisions_s']:,.0f} "
+                  f"{r['referee_cpu_us']:.1f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e['decisions_s']:,.0f} "
                   f"decisions/s (CPU per decision: server {e['server_cpu_us']:.0f} us, clients {e['clients_cpu_us']:.0f} us)"
-                  + (f" | floor {f['decisions_s']:,.0f} decisions/s (referee {f['referee_cpu_us']:.0f} us)" if f else ""),
+                  + (f" | floor {f['decisions_s']:,.0f} decisions/s (referee {f['referee_cpu_us']:.1f} us)" if f else ""),
                   flush=True)
         # A lone game: nothing to batch, every decision waits for its own round trip.
         lone = referee_run(1, a.lone_deal_cap, a.batch, Path(tmp), a.bot) if a.lone_deal_cap else None
@@ -313,7 +313,7 @@ def main() -> int:
     if lone is not None:
         print(f"lone game (one game, deal cap {a.lone_deal_cap}): {lone['decisions_s']:,.0f} decisions/s, "
               f"latency p50 {lone['p50_ms']:.2f} ms, p99 {lone['p99_ms']:.2f} ms")
-    print(f"CPU per decision: referee process {med['referee_cpu_us']:.0f} us, 4 bot processes {med['bots_cpu_us']:.0f} us "
+    print(f"CPU per decision: referee process {med['referee_cpu_us']:.1f} us, 4 bot processes {med['bots_cpu_us']:.0f} us "
           f"({os.cpu_count()} CPUs)")
     echo_cpu = em["server_cpu_us"] + em["clients_cpu_us"]
     print(f"echo CPU per decision: server {em['server_cpu_us']:.1f} us, 4 clients {em['clients_cpu_us']:.1f} us")
