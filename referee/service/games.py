@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from referee import wire
 from referee.rules import Game, GameStatus, SeatStatus
 from referee.rules.game import PUBLIC
-from referee.wire import legal_ids
+from referee.wire import legal_ids, resolve_answer
 from referee.wire.messages import FaultInfo, GameInfo, SeatInfo
 
 from .config import Policy
@@ -212,7 +212,8 @@ class GameRun:
             item = self.enc.request_frame(seat, rid, g.phase, legal, deadline, sr.bank.left_ms)
             p = Pending(rid, self, seat, legal, item, deadline, sr.bank)   # legal: a fresh list
             self.pending = p
-            sr.conn.push_request(p)
+            conn = sr.conn
+            conn.push_request(p)
             return
 
     def _push_events(self) -> None:
@@ -268,7 +269,7 @@ class GameRun:
             if len(ans.action) > MAX_ACTION_CHARS:   # never parsed nor kept whole, whatever its size
                 raise wire.AnswerError("malformed", f"the action text has {len(ans.action)} characters, more than any "
                                        f"action ({MAX_ACTION_CHARS} at most): {quote(ans.action, MAX_ACTION_CHARS)!r}")
-            action = wire.resolve_answer(ans, p.legal)
+            action = resolve_answer(ans, p.legal)
         except wire.AnswerError as e:
             self.guard(self.fault, p.seat, FaultKind(e.kind), p, str(e))
             return
