@@ -38,7 +38,7 @@ $(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 
 # The compiled rules engine (setup.py's COMPILED_MODULES, by Cython from the same .py files), built in place and
 # rebuilt whenever one of its sources changes; without a C compiler it stays pure Python, with a one-line notice.
-ENGINE_SOURCES := $(shell find referee/rules referee/wire -name '*.py' -o -name '*.pxd') setup.py
+ENGINE_SOURCES := $(shell find referee/rules referee/wire referee/service -name '*.py' -o -name '*.pxd') setup.py
 COMPILED := $(VENV)/.compiled
 $(COMPILED): $(RUNTIME) $(ENGINE_SOURCES)
 	@$(BIN)/python setup.py --quiet build_ext --inplace 2>&1 | grep -v -e '^warning: ' -e 'Compiling ' -e '^\[' || true
@@ -75,7 +75,8 @@ install: $(STAMP) $(COMPILED) node-bot ## create .venv and install the project w
 
 test: install kits checkgenerate ## run the whole test suite (on the compiled engine), then a pure-Python smoke run
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
-	PEPPER_PURE=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/rules -k 'golden or pure_flag or slots or shuffle'
+	PEPPER_PURE=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/rules tests/service/test_games.py tests/service/test_enforcement.py \
+		-k 'golden or pure_flag or slots or shuffle or short_game or enforcement'
 
 # The pure layers, no server or bot process: the rules (one random game per configuration for the property
 # tests), the wire, enforcement, the SDK's conversions, the store and its migrations, results, the checker's units.

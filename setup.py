@@ -1,5 +1,5 @@
-"""Optional compiled build of the referee's hot modules: the rules engine and the wire encoder (docs/performance.md,
-"The compiled engine").
+"""Optional compiled build of the referee's hot modules: the rules engine, the wire encoder and the service's
+per-decision path (docs/performance.md, "The compiled engine").
 
 Cython compiles these modules from their own ``.py`` source (pure-Python mode: the ``.py`` file is the only
 source and runs unchanged when not compiled). Without Cython or a C compiler the build skips them with a
@@ -28,6 +28,10 @@ COMPILED_MODULES = [
     # The wire encoder: every decision request and event is written by codec (convert resolves each answer).
     "referee.wire.convert",
     "referee.wire.codec",
+    # The service's per-decision path: the request clock, connections (batching, answers) and game runs.
+    "referee.service.enforcement",
+    "referee.service.connections",
+    "referee.service.games",
 ]
 #: Written by a build that compiled every module, one "module sha256-of-its-source" a line:
 #: tests/rules/test_compiled_build.py then insists that they load and were built from today's sources.
@@ -55,7 +59,7 @@ def _extensions() -> list:
     try:
         from Cython.Build import cythonize
     except ImportError:
-        print("note: Cython is not installed: the rules engine and the wire encoder stay pure Python", file=sys.stderr)
+        print("note: Cython is not installed: the rules engine, the wire encoder and the referee service stay pure Python", file=sys.stderr)
         return []
     from setuptools import Extension
 
@@ -63,7 +67,7 @@ def _extensions() -> list:
     try:
         return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True, nthreads=2)
     except Exception as e:  # a source Cython cannot compile: the .py files serve
-        print(f"note: the rules engine and the wire encoder were not compiled ({type(e).__name__}: {e}); they run as "
+        print(f"note: the rules engine, the wire encoder and the referee service were not compiled ({type(e).__name__}: {e}); they run as "
               "pure Python", file=sys.stderr)
         return []
 
@@ -86,7 +90,7 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as e:  # no compiler, no headers: the .py files serve
-            print(f"note: the rules engine and the wire encoder were not compiled ({type(e).__name__}: {e}); they "
+            print(f"note: the rules engine, the wire encoder and the referee service were not compiled ({type(e).__name__}: {e}); they "
                   "run as pure Python", file=sys.stderr)
             self.extensions = []
         if inplace and not self.extensions:

@@ -1,6 +1,7 @@
 """gRPC referee benchmark: decisions/s and games/s with 4 bot processes, next to a raw batched gRPC echo.
 
     python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test] [--profile FILE] [--encoder]
+                            [--service]
 
 Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
 4 separate bot processes (2 per bot name): bench/lean_bot.py, which parses
@@ -244,6 +245,52 @@ def encoder_cpu(games: int = 150, deal_cap: int = 10, repeats: int = 5) -> dict:
             "wire_compiled": wire.COMPILED, "rules_compiled": rules.COMPILED}
 
 
+# ------------------------------------------------------------------ the service path alone
+def service_cpu(games: int = 600, deal_cap: int = 10, repeats: int = 3) -> dict:
+    """The referee's CPU per answered decision in this process, without gRPC: the real Referee, its connections and
+    game runs, fed AnswerBatch messages directly (a uniformly random legal action_index each); timed are
+    ``Referee.on_answers`` (answer checks, the game step, events and the next request queued) and
+    ``Connection.take_batch`` (the Batch bytes), not the making of the answers (process time, the least of
+    ``repeats``). Low noise: for A/B runs of the service's own code."""
+    import random
+
+    from pepper_proto.v1 import bot_pb2, control_pb2
+
+    import referee.service as service
+    from referee import rules, wire
+    from referee.service.config import ServerConfig
+    from referee.service.referee import Referee
+
+    async def run() -> tuple[float, int]:
+        ref = Referee(ServerConfig(address="127.0.0.1:0", control_token=TOKEN, bot_tokens={"a": "a", "b": "b"}))
+        conns = [ref.connect(n, 64) for n in "abab"]
+        for i in range(games):
+            ref.create_game(control_pb2.CreateGameRequest(
+                ruleset_json=json.dumps({"extends": "iowa", "deal_cap": deal_cap}), players=4, seats=list("abab"), seed=i))
+        loop, rng, spent, n = asyncio.get_running_loop(), random.Random(1), 0.0, 0
+        while ref.running:
+            for c in conns:
+                t = time.process_time()
+                c.take_batch(loop.time())
+                spent += time.process_time() - t
+                if not c.in_flight:
+                    continue
+                msg = bot_pb2.AnswerBatch(answers=[bot_pb2.Answer(request_id=rid, action_index=rng.randrange(len(p.legal)))
+                                                   for rid, p in c.in_flight.items()])
+                t = time.process_time()
+                ref.on_answers(c, msg.answers)
+                spent += time.process_time() - t
+                n += len(msg.answers)
+        return spent, n
+
+    best, n = float("inf"), 0
+    for _ in range(repeats):
+        spent, n = asyncio.run(run())
+        best = min(best, spent)
+    return {"service_us": best / n * 1e6, "decisions": n, "service_compiled": getattr(service, "COMPILED", False),
+            "wire_compiled": wire.COMPILED, "rules_compiled": rules.COMPILED}
+
+
 # ------------------------------------------------------------------ main
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--echo-server":
@@ -268,7 +315,15 @@ def main() -> int:
                     help="run the referee once under cProfile, write its profile to FILE and print the top functions")
     ap.add_argument("--encoder", action="store_true",
                     help="only measure the wire encoder's CPU per decision in this process (no server, no bots)")
+    ap.add_argument("--service", action="store_true",
+                    help="only measure the referee's CPU per decision in this process without gRPC (no server, no bots)")
     a = ap.parse_args()
+    if a.service:
+        r = service_cpu()
+        built = ", ".join(f"{k} {'compiled' if r[k + '_compiled'] else 'pure'}" for k in ("service", "wire", "rules"))
+        print(f"referee without gRPC: {r['service_us']:.2f} us of CPU per answered decision (answer checks, game step, "
+              f"events, requests, batches; {r['decisions']:,} decisions of 600 iowa games, deal cap 10; {built})")
+        return 0
     if a.encoder:
         r = encoder_cpu()
         print(f"encoder ({'compiled' if r['wire_compiled'] else 'pure Python'}): {r['encoder_us']:.2f} us of CPU per "
@@ -296,9 +351,9 @@ def main() -> int:
             print(f"run {k + 1}: referee {r['decisions_s']:,.0f} decisions/s, {r['games_s']:.1f} games/s "
                   f"({r['decisions']:,} decisions in {r['elapsed']:.1f}s; {r['per_batch']:.1f} requests/batch, "
                   f"{r['batch_bytes']:,.0f} B/batch, {r['answer_bytes']:,.0f} B/answer msg; CPU per decision: referee "
-                  f"{r['referee_cpu_us']:.0f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e['decisions_s']:,.0f} "
+                  f"{r['referee_cpu_us']:.1f} us, bots {r['bots_cpu_us']:.0f} us) | raw echo {e['decisions_s']:,.0f} "
                   f"decisions/s (CPU per decision: server {e['server_cpu_us']:.0f} us, clients {e['clients_cpu_us']:.0f} us)"
-                  + (f" | floor {f['decisions_s']:,.0f} decisions/s (referee {f['referee_cpu_us']:.0f} us)" if f else ""),
+                  + (f" | floor {f['decisions_s']:,.0f} decisions/s (referee {f['referee_cpu_us']:.1f} us)" if f else ""),
                   flush=True)
         # A lone game: nothing to batch, every decision waits for its own round trip.
         lone = referee_run(1, a.lone_deal_cap, a.batch, Path(tmp), a.bot) if a.lone_deal_cap else None
@@ -313,7 +368,7 @@ def main() -> int:
     if lone is not None:
         print(f"lone game (one game, deal cap {a.lone_deal_cap}): {lone['decisions_s']:,.0f} decisions/s, "
               f"latency p50 {lone['p50_ms']:.2f} ms, p99 {lone['p99_ms']:.2f} ms")
-    print(f"CPU per decision: referee process {med['referee_cpu_us']:.0f} us, 4 bot processes {med['bots_cpu_us']:.0f} us "
+    print(f"CPU per decision: referee process {med['referee_cpu_us']:.1f} us, 4 bot processes {med['bots_cpu_us']:.0f} us "
           f"({os.cpu_count()} CPUs)")
     echo_cpu = em["server_cpu_us"] + em["clients_cpu_us"]
     print(f"echo CPU per decision: server {em['server_cpu_us']:.1f} us, 4 clients {em['clients_cpu_us']:.1f} us")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from referee import wire
 
-from .enforcement import RequestClock, shared_ms
+from .enforcement import RequestClock, TimeBank, shared_ms
 
 if TYPE_CHECKING:
     from .games import GameRun
@@ -122,16 +122,19 @@ class ClosedIds:
         return Closed(self._why[i])
 
 
-class Pending:
+class Pending(RequestClock):
     """One decision request: created when the game waits for a seat, open until answered or expired.
 
-    A plain class with __slots__: one is made per decision, so it is kept cheap.
+    It is its own clock (the seat's deadline and time bank: :class:`.enforcement.RequestClock`). One is made per
+    decision, so it is one object with slots (an extension type where compiled: connections.pxd).
     """
 
-    __slots__ = ("rid", "run", "seat", "legal", "item", "clock", "cancelled")
+    __slots__ = ("rid", "run", "seat", "legal", "item", "cancelled")
 
-    def __init__(self, rid: int, run: GameRun, seat: int, legal: list[int], item: bytes, clock: RequestClock):
-        self.rid, self.run, self.seat, self.legal, self.item, self.clock = rid, run, seat, legal, item, clock
+    def __init__(self, rid: int, run: GameRun, seat: int, legal: list[int], item: bytes, deadline_ms: int,
+                 bank: TimeBank):
+        self.deadline_ms, self.bank = deadline_ms, bank
+        self.rid, self.run, self.seat, self.legal, self.item = rid, run, seat, legal, item
         self.cancelled = False
 
 
@@ -231,10 +234,39 @@ class Connection:
             out.popleft()
         if n:
             self.start, self.rush = now, False
-            self._arm(sent[0].clock.expires(now))
+            self._arm(sent[0].expires(now))
         elif out:
             self.wake.set()   # no request holds the next batch back: send the rest at once
         return wire.batch_response(items) if items else None
+
+    # -- answers --------------------------------------------------------------
+    def take_answers(self, answers, refuse: Callable) -> list | None:
+        """Close the open requests that an AnswerBatch's ``answers`` answer: ``[p, answer, p, answer, ...]`` (a flat
+        list: the whole message is handled in one call, with no object per answer), in the message's order.
+
+        An answer to no open request of this connection, or naming another game than its request's, is not
+        taken: ``refuse(self, rid, answer, p)`` says why (``p``: the request, when the answer named the wrong
+        game; None for an unknown or closed id). None when the connection closed meanwhile (refused once too
+        often): the rest of the message is moot.
+        """
+        fl, taken = self.in_flight, []
+        for ans in answers:
+            if self.closed:
+                return None
+            rid = ans.request_id
+            p = fl.get(rid)
+            if p is None:
+                refuse(self, rid, ans, None)
+                continue
+            gid = ans.game_id
+            if gid and gid != p.run.id:
+                refuse(self, rid, ans, p)
+                continue
+            del fl[rid]
+            self.closed_ids.add(rid, Closed.ANSWERED)
+            taken.append(p)
+            taken.append(ans)
+        return None if self.closed else taken
 
     # -- the clock ----------------------------------------------------------
     def head(self) -> Pending:
@@ -253,11 +285,11 @@ class Connection:
         while fl and not self.closed:
             if self.rush:
                 start = self.start
-                for p in [p for p in fl.values() if p.clock.expires(start) < now]:
+                for p in [p for p in fl.values() if p.expires(start) < now]:
                     self._expire(p)
                 return
             head = self.head()
-            at = head.clock.expires(self.start)
+            at = head.expires(self.start)
             if at >= now:
                 return
             self._expire(head)
@@ -283,8 +315,8 @@ class Connection:
             return None
         start = self.start
         if self.rush:
-            return min(p.clock.expires(start) for p in fl.values())
-        return self.head().clock.expires(start)
+            return min([p.expires(start) for p in fl.values()])
+        return self.head().expires(start)
 
     def rearm(self) -> None:
         """After answers or timeouts: time the next request, or send the next batch when none is in flight."""

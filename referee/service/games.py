@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from referee import wire
 from referee.rules import Game, GameStatus, SeatStatus
 from referee.rules.game import PUBLIC
+from referee.wire import legal_ids, resolve_answer
 from referee.wire.messages import FaultInfo, GameInfo, SeatInfo
 
 from .config import Policy
@@ -49,7 +50,6 @@ from .enforcement import (
     DETAIL_CHARS,
     MAX_ACTION_CHARS,
     FaultKind,
-    RequestClock,
     TimeBank,
     Verdict,
     public_detail,
@@ -102,7 +102,8 @@ class GameRun:
 
     __slots__ = ("id", "game", "seats", "policy", "seed", "next_rid", "on_finished", "enc", "cursor", "_routes", "status",
                  "reason", "started", "ended", "faults", "public_faults", "pending", "decisions", "times", "actors", "_ms",
-                 "fault_steps", "watchers", "spec_cursor", "winners", "winning_seats", "_done", "final", "_packed", "seq")
+                 "fault_steps", "watchers", "spec_cursor", "winners", "winning_seats", "_done", "final", "_packed", "seq",
+                 "_play_forced")
 
     def __init__(self, gid: str, game: Game, seats: list[SeatRun], policy: Policy, seed: int,
                  next_rid: Callable[[], int], on_finished: Callable[[GameRun], None]):
@@ -136,6 +137,7 @@ class GameRun:
         self.final: GameInfo | None = None       # the result without record and full state, once over (see _release)
         self._packed = b""                       # then: the record and the full state, compressed
         self.seq = 0                             # its place in the order games were created (Referee.list_games)
+        self._play_forced = policy.play_forced   # read at every decision
 
     @property
     def done(self) -> asyncio.Event:
@@ -161,7 +163,7 @@ class GameRun:
         r = self._routes
         if r is None:
             per_seat = [None if sr.auto else sr.conn for sr in self.seats]
-            r = self._routes = (list(dict.fromkeys(c for c in per_seat if c is not None)), per_seat)
+            r = self._routes = (list(dict.fromkeys([c for c in per_seat if c is not None])), per_seat)
         return r
 
     def reroute(self) -> None:
@@ -195,8 +197,8 @@ class GameRun:
                 return self.finish(GameStatus.COMPLETED, g.outcome.reason)
             seat = g.to_act
             sr = self.seats[seat]
-            legal = wire.legal_ids(g)   # in the wire's order: the request lists it, and a fallback takes its first
-            if sr.auto or (self.policy.play_forced and g.publicly_forced() is not None):
+            legal = legal_ids(g)   # in the wire's order: the request lists it, and a fallback takes its first
+            if sr.auto or (self._play_forced and g.publicly_forced() is not None):
                 # Fallback play, or a move every seat can tell is forced, played without a round trip.
                 g.apply(legal[0])
                 self.decisions += 1
@@ -208,9 +210,10 @@ class GameRun:
             # Encoded straight from the engine's state (wire.GameEncoder; same bytes as
             # DecisionRequest{view=view_to_proto(g.view(seat))}, see test_wire_fast).
             item = self.enc.request_frame(seat, rid, g.phase, legal, deadline, sr.bank.left_ms)
-            p = Pending(rid, self, seat, legal, item, RequestClock(deadline, sr.bank))   # legal: a fresh list
+            p = Pending(rid, self, seat, legal, item, deadline, sr.bank)   # legal: a fresh list
             self.pending = p
-            sr.conn.push_request(p)
+            conn = sr.conn
+            conn.push_request(p)
             return
 
     def _push_events(self) -> None:
@@ -259,14 +262,14 @@ class GameRun:
 
     def answer(self, p: Pending, ans, spent_ms: float) -> None:
         """Apply a bot's answer to its open request ``p``; ``spent_ms``: the time charged to it (Connection.charge)."""
-        if not p.clock.charge(spent_ms):   # longer than the deadline plus what was left of the bank
+        if not p.charge(spent_ms):   # longer than the deadline plus what was left of the bank
             self.time_out(p)
             return
         try:
             if len(ans.action) > MAX_ACTION_CHARS:   # never parsed nor kept whole, whatever its size
                 raise wire.AnswerError("malformed", f"the action text has {len(ans.action)} characters, more than any "
                                        f"action ({MAX_ACTION_CHARS} at most): {quote(ans.action, MAX_ACTION_CHARS)!r}")
-            action = wire.resolve_answer(ans, p.legal)
+            action = resolve_answer(ans, p.legal)
         except wire.AnswerError as e:
             self.guard(self.fault, p.seat, FaultKind(e.kind), p, str(e))
             return
@@ -296,8 +299,8 @@ class GameRun:
     def time_out(self, p: Pending) -> None:
         if self.over or self.pending is not p:
             return
-        p.clock.time_out()
-        self.fault(p.seat, FaultKind.TIMEOUT, p, f"no answer within {p.clock.deadline_ms} ms plus the time bank")
+        p.time_out()
+        self.fault(p.seat, FaultKind.TIMEOUT, p, f"no answer within {p.deadline_ms} ms plus the time bank")
 
     def disconnected(self, seat: int, detail: str) -> None:
         """The connection serving ``seat`` is gone."""
@@ -397,7 +400,8 @@ class GameRun:
         if self.final is not None:
             if not full:
                 return self.final
-            record_json, full_state_json = json.loads(zlib.decompress(self._packed))
+            # Two JSON texts joined by a newline, which json.dumps never writes (see _release).
+            record_json, full_state_json = zlib.decompress(self._packed).decode().split("\n", 1)
             return self.final._replace(record_json=record_json, full_state_json=full_state_json)
         g = self.game
         over = self.over
@@ -437,7 +441,8 @@ class GameRun:
         """The game is over: keep its final result (strings and small tuples) and let the engine's state, the
         encoder's caches and the per-decision latencies go; the record and the full state are kept compressed."""
         info = self.info()
-        self._packed = zlib.compress(json.dumps([info.record_json, info.full_state_json]).encode(), 1)
+        # The two JSON texts joined by a newline (json.dumps writes none): no JSON of JSON to encode and parse again.
+        self._packed = zlib.compress(f"{info.record_json}\n{info.full_state_json}".encode(), 1)
         self.final = info._replace(record_json="", full_state_json="")
         self.game = self.enc = None     # type: ignore[assignment]  (read through self.final from now on)
         self.public_faults = ()
@@ -469,6 +474,17 @@ class GameRun:
             if e.visible_to != PUBLIC or not seen_public:
                 yield wire.messages.watch_event(self.id, i, e, spectator=True)
         yield wire.messages.watch_result(self.info())
+
+
+def apply_answers(conn: Connection, taken: list, spent_ms: float) -> None:
+    """Apply the answers of one message (Connection.take_answers: ``[p, answer, ...]``), each charged
+    ``spent_ms`` (Connection.charge); a request withdrawn meanwhile (its game ended) gets a notice instead."""
+    for i in range(0, len(taken), 2):
+        p = taken[i]
+        if p.cancelled:
+            conn.notice("cancelled", p.rid, p.run.id, f"game {p.run.id} ended; request {p.rid} was withdrawn")
+        else:
+            p.run.answer(p, taken[i + 1], spent_ms)
 
 
 def _pct(xs: list[float], q: float) -> float:

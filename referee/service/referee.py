@@ -18,9 +18,9 @@ from referee.wire.messages import GameRequest
 
 from . import secret
 from .config import ServerConfig
-from .connections import IDLE_BURST, IDLE_PENALTY_S, IDLE_RATE, Closed, Connection, IdleBudget, Pending
+from .connections import IDLE_BURST, IDLE_PENALTY_S, IDLE_RATE, Connection, IdleBudget, Pending
 from .enforcement import TimeBank
-from .games import GameRun, SeatRun
+from .games import GameRun, SeatRun, apply_answers
 from .records import RecordWriter, read_record_file
 
 log = logging.getLogger("referee")
@@ -141,49 +141,36 @@ class Referee:
         A message that applies no answer spends a token of the bot's idle budget (see _idle).
         """
         now = asyncio.get_running_loop().time()
-        fl = conn.in_flight
-        if fl:
+        if conn.in_flight:
             conn.expire(now)    # what the timer would have done by now (it may run after this message)
-        taken = []
-        for ans in answers:
-            if conn.closed:     # dropped by the unknown-request policy: the rest of the message is moot
-                return
-            rid = ans.request_id
-            p = fl.get(rid)
-            if p is None:
-                # A closed id gets its STALE notice once and is then forgotten: a repeat is unknown and counts
-                # towards the limit, so repeating one stale id cannot flood the outbox with notices.
-                why = conn.closed_ids.pop(rid)
-                if why is not None:
-                    conn.stale += 1
-                    conn.notice("stale_request", rid, "", f"request {rid} is closed ({why.word}); the answer was ignored")
-                else:
-                    self._unknown(conn, "unknown_request", rid, "",
-                                  f"no open request {rid} on this connection; the answer was ignored")
-                continue
-            run = p.run
-            if ans.game_id and ans.game_id != run.id:
-                named = wire.messages.quote(ans.game_id)    # a bot's bytes, echoed: bounded (docs/security.md, "3.")
-                self._unknown(conn, "wrong_game", rid, named,
-                              f"request {rid} belongs to game {run.id!r}, not {named!r}; the answer was ignored")
-                continue
-            del fl[rid]
-            conn.closed_ids.add(rid, Closed.ANSWERED)
-            taken.append((p, ans))
-        if conn.closed:
+        taken = conn.take_answers(answers, self._refuse)
+        if taken is None:       # dropped by the unknown-request policy: the rest of the message is moot
             return
         if not taken:
             self._idle(conn)
             if conn.closed:
                 return
         else:
-            spent_ms = conn.charge(now, len(taken))
-            for p, ans in taken:
-                if p.cancelled:
-                    conn.notice("cancelled", p.rid, p.run.id, f"game {p.run.id} ended; request {p.rid} was withdrawn")
-                else:
-                    p.run.answer(p, ans, spent_ms)
+            apply_answers(conn, taken, conn.charge(now, len(taken) // 2))
         conn.rearm()
+
+    def _refuse(self, conn: Connection, rid: int, ans, p: Pending | None) -> None:
+        """An answer that answers no open request of ``conn`` (``p`` None), or names another game than its
+        request ``p``'s: refused with a notice (Connection.take_answers)."""
+        if p is None:
+            # A closed id gets its STALE notice once and is then forgotten: a repeat is unknown and counts
+            # towards the limit, so repeating one stale id cannot flood the outbox with notices.
+            why = conn.closed_ids.pop(rid)
+            if why is not None:
+                conn.stale += 1
+                conn.notice("stale_request", rid, "", f"request {rid} is closed ({why.word}); the answer was ignored")
+            else:
+                self._unknown(conn, "unknown_request", rid, "",
+                              f"no open request {rid} on this connection; the answer was ignored")
+            return
+        named = wire.messages.quote(ans.game_id)    # a bot's bytes, echoed: bounded (docs/security.md, "3.")
+        self._unknown(conn, "wrong_game", rid, named,
+                      f"request {rid} belongs to game {p.run.id!r}, not {named!r}; the answer was ignored")
 
     def _idle(self, conn: Connection) -> None:
         """A message that carried no work: spend a token of the bot's budget, and drop the connection when

@@ -1,5 +1,5 @@
-"""The compiled rules engine and wire encoder (setup.py): loaded when built, built from today's sources, skipped by
-PEPPER_PURE=1.
+"""The compiled rules engine, wire encoder and referee service path (setup.py): loaded when built, built from today's
+sources, skipped by PEPPER_PURE=1.
 
 A build that compiled every module writes referee/rules/_compiled_build.txt; from then on (and always in CI,
 where `make install` must compile) the engine must import its extension modules, not fall back silently.
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import referee.rules as rules
+import referee.service as service
 import referee.wire as wire
 
 ROOT = Path(rules.__file__).resolve().parent.parent.parent
@@ -52,15 +53,18 @@ def test_compiled_modules_load_when_built():
         assert digest == _digest(module), f"{module} was compiled from an older source: run `make install`"
     assert rules.COMPILED
     assert wire.COMPILED, "the wire encoder (referee.wire.codec) was not compiled with the engine"
+    assert service.COMPILED, "the referee's per-decision path (referee.service.games) was not compiled with the engine"
 
 
 def test_pure_flag_skips_the_extension_modules():
-    code = ("import referee.rules as r, referee.rules.families.iowa as i, referee.rules.cards as c, referee.wire as w; "
-            "print(r.COMPILED, w.COMPILED, r.game.__file__, i.__file__, c.__file__, w.codec.__file__, w.convert.__file__)")
+    code = ("import referee.rules as r, referee.rules.families.iowa as i, referee.rules.cards as c, referee.wire as w, "
+            "referee.service as s, referee.service.connections, referee.service.enforcement; "
+            "print(r.COMPILED, w.COMPILED, s.COMPILED, r.game.__file__, i.__file__, c.__file__, w.codec.__file__, "
+            "w.convert.__file__, s.games.__file__, s.connections.__file__, s.enforcement.__file__)")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PEPPER_PURE": "1"}, cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout.split()
-    assert out[:2] == ["False", "False"]
-    assert all(f.endswith(".py") for f in out[2:]), out
+    assert out[:3] == ["False", "False", "False"]
+    assert all(f.endswith(".py") for f in out[3:]), out
 
 
 def test_game_slots_match_the_pxd():

@@ -1,0 +1,28 @@
+# The compiled game run (setup.py): GameRun as an extension type whose state sits in C slots, and the
+# per-decision path (answer -> _apply -> advance -> _push_events -> Connection.push) as C calls. games.py stays
+# the only source. The game and its encoder stay untyped: bench/referee_floor.py serves replays in their place.
+
+cimport cython
+
+from referee.service.connections cimport Connection, Pending
+
+
+cdef class GameRun:
+    cdef public object id, game, seats, policy, seed, next_rid, on_finished, enc, _routes, status, reason, started
+    cdef public object ended, faults, public_faults, pending, times, actors, fault_steps, watchers
+    cdef public object winners, winning_seats, _done, final, _packed
+    cdef public Py_ssize_t cursor, decisions, spec_cursor, seq
+    cdef public double _ms
+    cdef public bint _play_forced
+
+    cpdef tuple routes(self)
+    @cython.locals(p=Pending, conn=Connection, seat=Py_ssize_t)
+    cpdef advance(self)
+    @cython.locals(start=Py_ssize_t, end=Py_ssize_t, i=Py_ssize_t, private=bint, conn=Connection)
+    cpdef _push_events(self)
+    cpdef answer(self, Pending p, ans, double spent_ms)
+    cpdef _apply(self, action)
+
+
+@cython.locals(p=Pending, run=GameRun, i=Py_ssize_t)
+cpdef apply_answers(Connection conn, list taken, double spent_ms)
