@@ -52,13 +52,13 @@ from .ratings import Rater, Rating
 from .sandbox import BotSandbox
 from .store import Bot, BotKind, Store, new_token, token_sha256
 
-# Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, and keeps up to
-# ADAPTIVE_ROUNDS_IN_FLIGHT rounds in flight: each round is chosen on the ratings after the rounds before those
-# still in flight (the same ones whatever --concurrency is, so the plan is too). Small rounds follow the ratings
-# closely; enough of them in flight keep the referee and the bots as busy as a planned run (64 games in flight
-# and more run at full speed on 2 cores: docs/arena.md, "Concurrency"). Measured in bench/ranking.py.
-ADAPTIVE_ROUND_GAMES = 24
-ADAPTIVE_ROUNDS_IN_FLIGHT = 2
+# Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, each round on the
+# ratings after the games planned up to ADAPTIVE_LAG_GAMES games before it (in plan order, whatever order they finished
+# in: the same ones at any --concurrency, so the plan is too). Small rounds follow the ratings closely; the lag is what
+# the arena may keep in flight while it plans, and 64 games in flight and more run at full speed on 2 cores
+# (docs/arena.md, "Concurrency"), so an adaptive run is as fast as a planned one. Measured in bench/ranking.py.
+ADAPTIVE_ROUND_GAMES = 8
+ADAPTIVE_LAG_GAMES = 64
 # Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1): the
 # score adaptive runs used before the order-doubt score (schedule.lineup_doubt); bench/ranking.py compares them.
 UNCERTAINTY_WEIGHT = 0.05
@@ -573,12 +573,9 @@ class Arena:
         return matches
 
     def _adaptive_basis(self, run_id: int) -> int:
-        """The planned games before the adaptive round in flight: the next round is chosen on their ratings."""
-        mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
-        per_match = len(schedule.rotations(schedule.lineups(self._entrants or self.cfg.bots or [], self.rs, self.players,
-                                                            self.cfg.lineup)[0], mirrored)) if self.cfg.duplicate else 1
-        round_games = max(1, ADAPTIVE_ROUND_GAMES // per_match) * per_match
-        return max(0, self.store.planned_count(run_id) - (ADAPTIVE_ROUNDS_IN_FLIGHT - 1) * round_games)
+        """The planned games the next adaptive round is chosen on: all but the last ADAPTIVE_LAG_GAMES (those that may
+        still be in flight when it is planned)."""
+        return max(0, self.store.planned_count(run_id) - ADAPTIVE_LAG_GAMES)
 
     def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
         """The table's adjacent pairs (upper, lower, significantly apart at 95%) as of the adaptive basis (the
@@ -699,9 +696,9 @@ class Arena:
         tasks: set[asyncio.Task] = set()
         started: set[int] = set()
         ticker = asyncio.create_task(tick())
-        # Adaptive: plan the next round once it fits in the games in flight (ADAPTIVE_ROUNDS_IN_FLIGHT rounds at
-        # most), or once no more than half a round is in flight when --concurrency is below a round.
-        low_water = max(min(concurrency, ADAPTIVE_ROUNDS_IN_FLIGHT * ADAPTIVE_ROUND_GAMES) - ADAPTIVE_ROUND_GAMES,
+        # Adaptive: plan the next round once it fits in the games in flight (the lag and a round at most), or once no
+        # more than half a round is in flight when --concurrency is below a round.
+        low_water = max(min(concurrency, ADAPTIVE_LAG_GAMES + ADAPTIVE_ROUND_GAMES) - ADAPTIVE_ROUND_GAMES,
                         max(1, min(concurrency, ADAPTIVE_ROUND_GAMES)) // 2)
         self.on_progress(progress)
         try:
@@ -840,5 +837,5 @@ def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress
         store.close()
 
 
-__all__ = ["ADAPTIVE_ROUND_GAMES", "CREATE_WINDOW", "Arena", "ArenaError", "Progress", "RunConfig", "Shard", "UsageError",
+__all__ = ["ADAPTIVE_LAG_GAMES", "ADAPTIVE_ROUND_GAMES", "CREATE_WINDOW", "Arena", "ArenaError", "Progress", "RunConfig", "Shard", "UsageError",
            "default_shards", "run"]

@@ -53,8 +53,9 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
 from arena import schedule  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
 
-# The adaptive scheduler's constants (arena/tournament.py): a round's games and the uncertainty bonus's weight.
-from arena.tournament import ADAPTIVE_ROUND_GAMES, ADAPTIVE_ROUNDS_IN_FLIGHT, UNCERTAINTY_WEIGHT  # noqa: E402
+# The adaptive scheduler's constants (arena/tournament.py): a round's games, the lag of the ratings it is chosen on
+# (in games), and the weight of the old score's uncertainty bonus.
+from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, UNCERTAINTY_WEIGHT  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
 
@@ -135,7 +136,7 @@ def planned(mode: str, bots: list[str], rs: Ruleset, games: int, seed: int):
 def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, rater: Rater,
         checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT, score: str = "doubt",
         floor: float = schedule.ADAPTIVE_FLOOR, round_games: int = ADAPTIVE_ROUND_GAMES,
-        lag: int = ADAPTIVE_ROUNDS_IN_FLIGHT):
+        lag: int = ADAPTIVE_LAG_GAMES):
     """Play and rate ``games`` games of ``mode``. Returns (final ratings, [(games, order right?)] at each
     checkpoint, CPU seconds spent playing)."""
     bots = sorted(rates)
@@ -166,27 +167,27 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         for deck, seats in planned(mode, bots, rs, games, seed):
             one(deck, seats)
         return ratings, marks, cpu
-    # Adaptive: the arena's rule (Arena._next_adaptive), each round planned on the ratings after the rounds before
-    # the ``lag - 1`` last ones (those still in flight when it is planned).
+    # Adaptive: the arena's rule (Arena._next_adaptive, Arena._adaptive_basis): each round is planned on the ratings
+    # after the games planned up to ``lag`` games before it, in plan order (those after may still be in flight).
     ups = schedule.lineups(bots, rs, 4, "mirrored")
     table = rs.table(4)
     counts = [0] * len(ups)
-    after: list[dict] = [{}]  # the ratings after each round
+    after: list[dict] = [{}]  # the ratings after each planned game
     match = 0
     while played < games:
-        basis = after[max(0, len(after) - lag)]
+        basis = after[max(0, len(after) - 1 - lag)]
         if score == "quality":
             values = [rater.quality(basis, entries(rs, u)) + uncertainty_weight
                       * sum(basis[b].sigma if b in basis else DEFAULT_SIGMA for b in set(u)) for u in ups]
         else:
             values = [schedule.lineup_doubt(basis, u, table, Rating()) for u in ups]
-        order = schedule.adaptive_order(values, counts, round_games // 2, floor)
+        order = schedule.adaptive_order(values, counts, max(1, round_games // 2), floor)
         for i in order:
             counts[i] += 1
         for _, _, _, deck, seats in schedule.plan(bots, rs, 4, len(order) * 2, seed, first_match=match,
                                                   lineup_order=[ups[i] for i in order]):
             one(deck, tuple(seats))
-        after.append(dict(ratings))
+            after.append(dict(ratings))
         match += len(order)
     return ratings, marks, cpu
 
