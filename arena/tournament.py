@@ -548,16 +548,17 @@ class Arena:
 
     # -- adaptive planning ---------------------------------------------------------------------------
     def _next_adaptive(self, names: list[str], run_id: int) -> int:
-        """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings as they
-        stand (:func:`schedule.adaptive_order`): every line-up keeps a floor of matches, and the rest go to the
-        line-ups whose bots' order is most in doubt (:meth:`lineup_score`). Returns the matches planned."""
+        """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings after all but the last
+        ADAPTIVE_LAG_GAMES planned games (:func:`schedule.adaptive_order`): every line-up keeps a floor of matches, and
+        the rest go to the line-ups whose bots the table may have the wrong way round (:meth:`lineup_scores`), among
+        those of bots with about as many matches as the least-played one. Returns the matches planned."""
         names = [n for n in names if n not in self._withdrawn]
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
         planned = self.store.planned_count(run_id)
-        # On the ratings after the rounds before the one in flight, whatever has finished meanwhile: the same
-        # command and seed plan the same rounds (_play waits for those rounds' games first).
+        # On the ratings after the games planned up to the lag, whatever has finished meanwhile: the same command and
+        # seed plan the same rounds (_play waits for those games first).
         ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
         matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
@@ -565,7 +566,10 @@ class Arena:
         first_match = max(match_seats, default=-1) + 1
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
         counts = [played[schedule.lineup_key(u, mirrored)] for u in ups]
-        order = [ups[i] for i in schedule.adaptive_order([self.lineup_score(ratings, u) for u in ups], counts, matches)]
+        bot_counts = Counter(b for seats in match_seats.values() for b in set(seats))
+        scores = self.lineup_scores(ratings, names, ups)
+        order = [ups[i] for i in schedule.adaptive_order(scores, counts, matches, members=[sorted(set(u)) for u in ups],
+                                                         bot_counts={n: bot_counts[n] for n in names})]
         more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
                              lineup_order=order, played=played, deal_seeds=self._deal_seeds())
@@ -616,10 +620,11 @@ class Arena:
         """Whether an adaptive run has seen enough before its planned games run out (arena.match: its SPRT)."""
         return False
 
-    def lineup_score(self, ratings: dict, seats: list[str]) -> float:
-        """How much a game of ``seats`` may change the table: the doubt about the order of the bots it sets
-        against each other (:func:`schedule.lineup_doubt`)."""
-        return schedule.lineup_doubt(ratings, seats, self.table, Rating())
+    def lineup_scores(self, ratings: dict, names: list[str], ups: list[list[str]]) -> list[float]:
+        """How much a game of each line-up of ``ups`` may set the table right: the doubt about the order of the bots it
+        sets against each other that the table has next to each other (:func:`schedule.table_doubt`)."""
+        doubt = schedule.table_doubt(ratings, names, Rating())
+        return [schedule.lineup_table_doubt(doubt, u, self.table) for u in ups]
 
     # -- playing -------------------------------------------------------------------------------------
     async def _play(self, shards: list[Shard], md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:

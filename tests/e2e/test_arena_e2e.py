@@ -366,8 +366,8 @@ def test_a_database_failure_mid_run_is_reported_and_the_run_resumes(tmp_path):
 
 def test_adaptive_mode_plans_in_rounds_and_spends_games_where_they_tell_most(tmp_path):
     """random against two equal heuristic bots: the rounds planned before any rating (the first ADAPTIVE_LAG_GAMES
-    games and the round after) are a round robin; later rounds, on the ratings as they stand, give most matches to the
-    evenly matched pair. One-deal games, at the default --concurrency, which once planned the whole run in one round."""
+    games and the round after) are a round robin; later rounds, on the ratings as they stand, give the most matches to
+    the evenly matched pair (as far as keeping every bot's matches about even allows). One-deal games, at the default --concurrency, which once planned the whole run in one round."""
     from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 
     db = tmp_path / "arena.db"
@@ -386,7 +386,7 @@ def test_adaptive_mode_plans_in_rounds_and_spends_games_where_they_tell_most(tmp
     assert max(map(first.count, first)) - min(map(first.count, first)) <= 1, first  # equal ratings: a round robin
     later = pairs[len(first):]
     even = later.count("heuristic-twin")
-    assert even > 1.5 * max(later.count("heuristic-random"), later.count("random-twin")), pairs
+    assert even > max(later.count("heuristic-random"), later.count("random-twin")), pairs
 
 
 def test_a_ruleset_file_is_played_end_to_end_in_its_own_pool(tmp_path):
