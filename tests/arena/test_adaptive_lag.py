@@ -4,8 +4,8 @@ same whatever order the games finish in. Real SQLite, synthetic results (no refe
 
 import random
 
-from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
 from arena.schedule import ADAPTIVE_SLACK
+from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
 from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Arena, RunConfig
 
 BOTS = ["strong", "twin", "weak"]
