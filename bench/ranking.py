@@ -21,9 +21,18 @@ mixed, adaptive) and for a naive baseline (uniform random line-ups, a fresh
 deck every game, no duplicate deals), the games until the table's order is
 exactly right in at least 80% of ``--seeds`` runs (and stays so at every later
 checkpoint), the CPU seconds this process took to play them, and both as a
-ratio to the naive baseline's. The seconds are the engine's and the bots', not
-an arena's wall clock: an arena run adds the referee and, in adaptive mode,
-keeps only about two rounds in flight.
+ratio to the naive baseline's. The adaptive mode plans as the arena does: rounds
+of ADAPTIVE_ROUND_GAMES, each on the ratings after all but the last
+ADAPTIVE_LAG_GAMES planned games (those the arena may still have in flight).
+
+``--wallclock RUNS`` replaces the CPU seconds by wall-clock ones that are
+honest about games in flight: each mode's games to the right order divided by
+the median games per second of RUNS real arena runs of that mode (the ``Arena``
+of ``pepper arena run``: a referee subprocess, a heuristic bot process per
+rung, default concurrency, runs interleaved across modes). An adaptive run
+there waits, before each round, for the games planned up to the lag, exactly as
+in a user's run, so whatever its planning costs in games in flight shows in its
+games per second; each run prints the most games it had in flight.
 
     .venv/bin/python bench/ranking.py scale [--games 800] [--seeds 3]
     .venv/bin/python bench/ranking.py ranking [--seeds 20] [--max-games 1500] [--modes mirrored,mixed,adaptive,naive]
