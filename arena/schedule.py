@@ -264,7 +264,8 @@ def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: 
     an even share of the run's matches once this round is played) gets matches up to it, the furthest below
     first; the rest are shared in proportion to ``scores`` (D'Hondt within the round, see :func:`apportion`), among
     the line-ups whose bots (``members``, each line-up's) all have at most ``slack`` matches more than the least-played
-    bot (``bot_counts``: matches so far per bot; the round's picks count as they are made). Ties go to the line-up
+    bot (``bot_counts``: matches so far per bot; the round's picks count as they are made), or where there is none
+    such, among the line-ups of the least-played bot. Ties go to the line-up
     with the fewest matches in the run, then to the lower index, so that rounds smaller than the round robin, on equal
     scores (before any rating), still take the line-ups in turn; the round is a pure function of the arguments."""
     n = len(scores)
@@ -293,7 +294,9 @@ def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: 
         open_ = range(n)
         if members is not None:
             least = min(bots.values())
-            open_ = [k for k in range(n) if all(bots[b] <= least + slack for b in members[k])] or range(n)
+            # None so near (each holds a bot further ahead): those of the least-played bot.
+            open_ = ([k for k in range(n) if all(bots[b] <= least + slack for b in members[k])]
+                     or [k for k in range(n) if any(bots[b] == least for b in members[k])] or range(n))
         i = max(open_, key=lambda k: (scores[k] / (taken[k] + 1), -counts[k], -k))
         taken[i] += 1
         take(i)
