@@ -221,35 +221,83 @@ def lineup_doubt(ratings: dict, seats: list[str], table, default) -> float:
     return sum(order_doubt(ratings, a, b, default) for a, b in pairs) / len(pairs) if pairs else 0.0
 
 
+def table_doubt(ratings: dict, names: list[str], default) -> dict[tuple[str, str], float]:
+    """The pairs of bots next to each other in the table (ordered, as the table is, by conservative rating, mu - 3
+    sigma; bots level with each other are all next to each other, so on equal ratings every pair is), each with the
+    probability on the ratings that the table has them the wrong way round: Phi((mu_low - mu_high) / sqrt(sigma_high^2
+    + sigma_low^2)), ``high`` the one above. Above 1/2 when the bot below has the higher mu but a wider sigma (fewer or
+    less telling games) holds it down: games for it set the table right."""
+    r = {n: ratings.get(n, default) for n in names}
+    out: dict[tuple[str, str], float] = {}
+    for a, b in itertools.combinations(sorted(r), 2):
+        hi, lo = (a, b) if r[a].conservative >= r[b].conservative else (b, a)
+        if any(r[lo].conservative < r[c].conservative < r[hi].conservative for c in r if c not in (a, b)):
+            continue   # not next to each other
+        spread = math.hypot(r[hi].sigma, r[lo].sigma)
+        out[(a, b)] = 0.5 if spread == 0 else 0.5 * math.erfc((r[hi].mu - r[lo].mu) / spread / math.sqrt(2))
+    return out
+
+
+def lineup_table_doubt(doubt: dict[tuple[str, str], float], seats: list[str], table) -> float:
+    """A line-up's score for adaptive rounds: the summed :func:`table_doubt` of the pairs it sets against each other
+    (0 for a line-up of bots the table does not have next to each other)."""
+    return sum(doubt.get(p, 0.0) for p in opposed_pairs(seats, table))
+
+
 # Every line-up of an adaptive run keeps at least this share of an even split of the run's matches (its floor),
 # however little its score: no line-up goes unplayed, and a pair the ratings call settled too early is still
 # checked now and then. Measured in bench/ranking.py (docs/arena.md, "How many games a ranking needs").
 ADAPTIVE_FLOOR = 0.25
+# Beyond the floor a match goes only to a line-up whose bots are all within this many matches of the least-played
+# bot of the run: every bot keeps about as many games as the others (priority to under-played bots), so the sigmas
+# of the table's conservative ratings stay alike and the table orders the bots by their mu. Measured in
+# bench/ranking.py: without it, rounds spent on the pairs in doubt left some bots' sigmas wide and the table wrong.
+ADAPTIVE_SLACK = 2
 
 
-def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: float = ADAPTIVE_FLOOR) -> list[int]:
+def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: float = ADAPTIVE_FLOOR,
+                   members: list[list[str]] | None = None, bot_counts: dict[str, int] | None = None,
+                   slack: int = ADAPTIVE_SLACK) -> list[int]:
     """The line-ups (indexes into ``scores``) of an adaptive round of ``matches`` matches, in play order.
 
     ``counts``: each line-up's matches so far in the run. First every line-up below its floor (``floor`` times
     an even share of the run's matches once this round is played) gets matches up to it, the furthest below
-    first; the rest are shared in proportion to ``scores`` (D'Hondt within the round, see :func:`apportion`).
-    Ties go to the line-up with the fewest matches in the run, then to the lower index, so that rounds smaller than
-    the round robin, on equal scores (before any rating), still take the line-ups in turn; the round is a pure
-    function of the arguments."""
+    first; the rest are shared in proportion to ``scores`` (D'Hondt within the round, see :func:`apportion`), among
+    the line-ups whose bots (``members``, each line-up's) all have at most ``slack`` matches more than the least-played
+    bot (``bot_counts``: matches so far per bot; the round's picks count as they are made), or where there is none
+    such, among the line-ups of the least-played bot. Ties go to the line-up
+    with the fewest matches in the run, then to the lower index, so that rounds smaller than the round robin, on equal
+    scores (before any rating), still take the line-ups in turn; the round is a pure function of the arguments."""
     n = len(scores)
     counts = list(counts)
+    bots = dict(bot_counts or {})
+    if members is not None:
+        for m in members:
+            for b in m:
+                bots.setdefault(b, 0)
+
+    def take(i: int) -> None:
+        counts[i] += 1
+        out.append(i)
+        for b in set(members[i]) if members is not None else ():
+            bots[b] += 1
+
     want = floor * (sum(counts) + matches) / n
     out: list[int] = []
     while len(out) < matches:
         below = [i for i in range(n) if counts[i] + 1 <= want]
         if not below:
             break
-        i = min(below, key=lambda k: (counts[k], k))
-        counts[i] += 1
-        out.append(i)
+        take(min(below, key=lambda k: (counts[k], k)))
     taken = [0] * n
     for _ in range(matches - len(out)):
-        i = max(range(n), key=lambda k: (scores[k] / (taken[k] + 1), -counts[k] - taken[k], -k))
+        open_ = range(n)
+        if members is not None:
+            least = min(bots.values())
+            # None so near (each holds a bot further ahead): those of the least-played bot.
+            open_ = ([k for k in range(n) if all(bots[b] <= least + slack for b in members[k])]
+                     or [k for k in range(n) if any(bots[b] == least for b in members[k])] or range(n))
+        i = max(open_, key=lambda k: (scores[k] / (taken[k] + 1), -counts[k], -k))
         taken[i] += 1
-        out.append(i)
+        take(i)
     return out

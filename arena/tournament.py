@@ -52,13 +52,14 @@ from .ratings import Rater, Rating
 from .sandbox import BotSandbox
 from .store import Bot, BotKind, Store, new_token, token_sha256
 
-# Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, and keeps up to
-# ADAPTIVE_ROUNDS_IN_FLIGHT rounds in flight: each round is chosen on the ratings after the rounds before those
-# still in flight (the same ones whatever --concurrency is, so the plan is too). Small rounds follow the ratings
-# closely; enough of them in flight keep the referee and the bots as busy as a planned run (64 games in flight
-# and more run at full speed on 2 cores: docs/arena.md, "Concurrency"). Measured in bench/ranking.py.
-ADAPTIVE_ROUND_GAMES = 24
-ADAPTIVE_ROUNDS_IN_FLIGHT = 2
+# Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, each round on the
+# ratings after the games planned up to ADAPTIVE_LAG_GAMES games before it (in plan order, whatever order they finished
+# in: the same ones at any --concurrency, so the plan is too). Small rounds follow the ratings closely; the lag is what
+# the arena may keep in flight while it plans (64 to 72 games). A longer lag costs games (128: 160 games to the right
+# order instead of 120, bench/ranking.py), a shorter one speed: at 72 in flight 4-deal iowa games ran at about 0.7 of
+# the speed of 320 in flight on 2 cores (docs/arena.md, "How many games a ranking needs").
+ADAPTIVE_ROUND_GAMES = 8
+ADAPTIVE_LAG_GAMES = 64
 # Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1): the
 # score adaptive runs used before the order-doubt score (schedule.lineup_doubt); bench/ranking.py compares them.
 UNCERTAINTY_WEIGHT = 0.05
@@ -548,16 +549,17 @@ class Arena:
 
     # -- adaptive planning ---------------------------------------------------------------------------
     def _next_adaptive(self, names: list[str], run_id: int) -> int:
-        """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings as they
-        stand (:func:`schedule.adaptive_order`): every line-up keeps a floor of matches, and the rest go to the
-        line-ups whose bots' order is most in doubt (:meth:`lineup_score`). Returns the matches planned."""
+        """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings after all but the last
+        ADAPTIVE_LAG_GAMES planned games (:func:`schedule.adaptive_order`): every line-up keeps a floor of matches, and
+        the rest go to the line-ups whose bots the table may have the wrong way round (:meth:`lineup_scores`), among
+        those of bots with about as many matches as the least-played one. Returns the matches planned."""
         names = [n for n in names if n not in self._withdrawn]
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
         planned = self.store.planned_count(run_id)
-        # On the ratings after the rounds before the one in flight, whatever has finished meanwhile: the same
-        # command and seed plan the same rounds (_play waits for those rounds' games first).
+        # On the ratings after the games planned up to the lag, whatever has finished meanwhile: the same command and
+        # seed plan the same rounds (_play waits for those games first).
         ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
         matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
@@ -565,7 +567,10 @@ class Arena:
         first_match = max(match_seats, default=-1) + 1
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
         counts = [played[schedule.lineup_key(u, mirrored)] for u in ups]
-        order = [ups[i] for i in schedule.adaptive_order([self.lineup_score(ratings, u) for u in ups], counts, matches)]
+        bot_counts = Counter(b for seats in match_seats.values() for b in set(seats))
+        scores = self.lineup_scores(ratings, names, ups)
+        order = [ups[i] for i in schedule.adaptive_order(scores, counts, matches, members=[sorted(set(u)) for u in ups],
+                                                         bot_counts={n: bot_counts[n] for n in names})]
         more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
                              lineup_order=order, played=played, deal_seeds=self._deal_seeds())
@@ -573,12 +578,9 @@ class Arena:
         return matches
 
     def _adaptive_basis(self, run_id: int) -> int:
-        """The planned games before the adaptive round in flight: the next round is chosen on their ratings."""
-        mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
-        per_match = len(schedule.rotations(schedule.lineups(self._entrants or self.cfg.bots or [], self.rs, self.players,
-                                                            self.cfg.lineup)[0], mirrored)) if self.cfg.duplicate else 1
-        round_games = max(1, ADAPTIVE_ROUND_GAMES // per_match) * per_match
-        return max(0, self.store.planned_count(run_id) - (ADAPTIVE_ROUNDS_IN_FLIGHT - 1) * round_games)
+        """The planned games the next adaptive round is chosen on: all but the last ADAPTIVE_LAG_GAMES (those that may
+        still be in flight when it is planned)."""
+        return max(0, self.store.planned_count(run_id) - ADAPTIVE_LAG_GAMES)
 
     def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
         """The table's adjacent pairs (upper, lower, significantly apart at 95%) as of the adaptive basis (the
@@ -619,10 +621,11 @@ class Arena:
         """Whether an adaptive run has seen enough before its planned games run out (arena.match: its SPRT)."""
         return False
 
-    def lineup_score(self, ratings: dict, seats: list[str]) -> float:
-        """How much a game of ``seats`` may change the table: the doubt about the order of the bots it sets
-        against each other (:func:`schedule.lineup_doubt`)."""
-        return schedule.lineup_doubt(ratings, seats, self.table, Rating())
+    def lineup_scores(self, ratings: dict, names: list[str], ups: list[list[str]]) -> list[float]:
+        """How much a game of each line-up of ``ups`` may set the table right: the doubt about the order of the bots it
+        sets against each other that the table has next to each other (:func:`schedule.table_doubt`)."""
+        doubt = schedule.table_doubt(ratings, names, Rating())
+        return [schedule.lineup_table_doubt(doubt, u, self.table) for u in ups]
 
     # -- playing -------------------------------------------------------------------------------------
     async def _play(self, shards: list[Shard], md, run_id: int, names: list[str], procs: list[BotProcesses]) -> Progress:
@@ -699,9 +702,9 @@ class Arena:
         tasks: set[asyncio.Task] = set()
         started: set[int] = set()
         ticker = asyncio.create_task(tick())
-        # Adaptive: plan the next round once it fits in the games in flight (ADAPTIVE_ROUNDS_IN_FLIGHT rounds at
-        # most), or once no more than half a round is in flight when --concurrency is below a round.
-        low_water = max(min(concurrency, ADAPTIVE_ROUNDS_IN_FLIGHT * ADAPTIVE_ROUND_GAMES) - ADAPTIVE_ROUND_GAMES,
+        # Adaptive: plan the next round once it fits in the games in flight (the lag and a round at most), or once no
+        # more than half a round is in flight when --concurrency is below a round.
+        low_water = max(min(concurrency, ADAPTIVE_LAG_GAMES + ADAPTIVE_ROUND_GAMES) - ADAPTIVE_ROUND_GAMES,
                         max(1, min(concurrency, ADAPTIVE_ROUND_GAMES)) // 2)
         self.on_progress(progress)
         try:
@@ -840,5 +843,5 @@ def run(config: RunConfig, on_progress=None, notify=None) -> tuple[int, Progress
         store.close()
 
 
-__all__ = ["ADAPTIVE_ROUND_GAMES", "CREATE_WINDOW", "Arena", "ArenaError", "Progress", "RunConfig", "Shard", "UsageError",
+__all__ = ["ADAPTIVE_LAG_GAMES", "ADAPTIVE_ROUND_GAMES", "CREATE_WINDOW", "Arena", "ArenaError", "Progress", "RunConfig", "Shard", "UsageError",
            "default_shards", "run"]

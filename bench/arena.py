@@ -215,7 +215,7 @@ def through_cli(games: int, concurrency: int, full: bool = False, full_limit: fl
         peak, stop = [0, 0], threading.Event()
         sampler = threading.Thread(target=_sample_running, args=(address, token, stop, peak), daemon=True)
         t0 = time.perf_counter()
-        run = _pepper("arena", "run", "--ruleset", "one-deal.toml", "--bots", ",".join(BOTS), "--games", str(games),
+        run = _pepper("arena", "run", "--planned", "--ruleset", "one-deal.toml", "--bots", ",".join(BOTS), "--games", str(games),
                       "--concurrency", str(concurrency), "--seed", str(int(time.time())), "--listen", address,
                       "--progress-every", "1", "--db", db, cwd=d, env=os.environ | {"PEPPER_CONTROL_TOKEN": token},
                       stdout=(d / "out.txt").open("w"), stderr=(d / "err.txt").open("w"))   # files: nobody reads a pipe meanwhile

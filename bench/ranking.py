@@ -21,9 +21,18 @@ mixed, adaptive) and for a naive baseline (uniform random line-ups, a fresh
 deck every game, no duplicate deals), the games until the table's order is
 exactly right in at least 80% of ``--seeds`` runs (and stays so at every later
 checkpoint), the CPU seconds this process took to play them, and both as a
-ratio to the naive baseline's. The seconds are the engine's and the bots', not
-an arena's wall clock: an arena run adds the referee and, in adaptive mode,
-keeps only about two rounds in flight.
+ratio to the naive baseline's. The adaptive mode plans as the arena does: rounds
+of ADAPTIVE_ROUND_GAMES, each on the ratings after all but the last
+ADAPTIVE_LAG_GAMES planned games (those the arena may still have in flight).
+
+``--wallclock RUNS`` replaces the CPU seconds by wall-clock ones that are
+honest about games in flight: each mode's games to the right order divided by
+the median games per second of RUNS real arena runs of that mode (the ``Arena``
+of ``pepper arena run``: a referee subprocess, a heuristic bot process per
+rung, default concurrency, runs interleaved across modes). An adaptive run
+there waits, before each round, for the games planned up to the lag, exactly as
+in a user's run, so whatever its planning costs in games in flight shows in its
+games per second; each run prints the most games it had in flight.
 
     .venv/bin/python bench/ranking.py scale [--games 800] [--seeds 3]
     .venv/bin/python bench/ranking.py ranking [--seeds 20] [--max-games 1500] [--modes mirrored,mixed,adaptive,naive]
@@ -53,8 +62,9 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
 from arena import schedule  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
 
-# The adaptive scheduler's constants (arena/tournament.py): a round's games and the uncertainty bonus's weight.
-from arena.tournament import ADAPTIVE_ROUND_GAMES, ADAPTIVE_ROUNDS_IN_FLIGHT, UNCERTAINTY_WEIGHT  # noqa: E402
+# The adaptive scheduler's constants (arena/tournament.py): a round's games, the lag of the ratings it is chosen on
+# (in games), and the weight of the old score's uncertainty bonus.
+from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, UNCERTAINTY_WEIGHT  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
 
@@ -133,9 +143,9 @@ def planned(mode: str, bots: list[str], rs: Ruleset, games: int, seed: int):
 
 
 def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, rater: Rater,
-        checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT, score: str = "doubt",
+        checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT, score: str = "table",
         floor: float = schedule.ADAPTIVE_FLOOR, round_games: int = ADAPTIVE_ROUND_GAMES,
-        lag: int = ADAPTIVE_ROUNDS_IN_FLIGHT):
+        lag: int = ADAPTIVE_LAG_GAMES, slack: int | None = schedule.ADAPTIVE_SLACK):
     """Play and rate ``games`` games of ``mode``. Returns (final ratings, [(games, order right?)] at each
     checkpoint, CPU seconds spent playing)."""
     bots = sorted(rates)
@@ -166,27 +176,36 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         for deck, seats in planned(mode, bots, rs, games, seed):
             one(deck, seats)
         return ratings, marks, cpu
-    # Adaptive: the arena's rule (Arena._next_adaptive), each round planned on the ratings after the rounds before
-    # the ``lag - 1`` last ones (those still in flight when it is planned).
+    # Adaptive: the arena's rule (Arena._next_adaptive, Arena._adaptive_basis): each round is planned on the ratings
+    # after the games planned up to ``lag`` games before it, in plan order (those after may still be in flight).
     ups = schedule.lineups(bots, rs, 4, "mirrored")
+    members = [sorted(set(u)) for u in ups]
     table = rs.table(4)
     counts = [0] * len(ups)
-    after: list[dict] = [{}]  # the ratings after each round
+    bot_counts = dict.fromkeys(bots, 0)
+    after: list[dict] = [{}]  # the ratings after each planned game
     match = 0
     while played < games:
-        basis = after[max(0, len(after) - lag)]
-        if score == "quality":
+        basis = after[max(0, len(after) - 1 - lag)]
+        if score == "quality":  # TrueSkill match quality plus a bonus for the sigmas (the first adaptive score)
             values = [rater.quality(basis, entries(rs, u)) + uncertainty_weight
                       * sum(basis[b].sigma if b in basis else DEFAULT_SIGMA for b in set(u)) for u in ups]
-        else:
+        elif score == "doubt":  # every opposed pair's order doubt (the score before the table's adjacent pairs)
             values = [schedule.lineup_doubt(basis, u, table, Rating()) for u in ups]
-        order = schedule.adaptive_order(values, counts, round_games // 2, floor)
+        else:  # the arena's (Arena.lineup_scores)
+            doubt = schedule.table_doubt(basis, bots, Rating())
+            values = [schedule.lineup_table_doubt(doubt, u, table) for u in ups]
+        order = schedule.adaptive_order(values, counts, max(1, round_games // 2), floor,
+                                        members=None if slack is None else members, bot_counts=bot_counts,
+                                        slack=slack or 0)
         for i in order:
             counts[i] += 1
+            for b in members[i]:
+                bot_counts[b] += 1
         for _, _, _, deck, seats in schedule.plan(bots, rs, 4, len(order) * 2, seed, first_match=match,
                                                   lineup_order=[ups[i] for i in order]):
             one(deck, tuple(seats))
-        after.append(dict(ratings))
+            after.append(dict(ratings))
         match += len(order)
     return ratings, marks, cpu
 
@@ -261,12 +280,15 @@ def ranking(a) -> dict:
 
 # ----------------------------------------------------------------------------- wall clock through the arena
 ARENA_MODES = {  # how each mode runs in `pepper arena run` (naive: no arena mode draws line-ups at random, but a
-    # planned run without duplicate deals keeps as many games in flight, which is what its speed depends on)
-    "mirrored": {}, "mixed": {"lineup": "mixed"}, "adaptive": {"adaptive": True}, "naive": {"duplicate": False}}
+    # planned run without duplicate deals keeps as many games in flight, which is what its speed depends on). The
+    # adaptive mode is the arena's own loop: it plans a round once the games planned up to ADAPTIVE_LAG_GAMES before it
+    # are stored, so its games in flight, and its speed, are those of a real adaptive run.
+    "mirrored": {"adaptive": False}, "mixed": {"lineup": "mixed", "adaptive": False}, "adaptive": {"adaptive": True},
+    "naive": {"duplicate": False, "adaptive": False}}
 
 
-def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> float:
-    """Games per second of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
+def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, int]:
+    """Games per second, and the most games in flight at once, of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
     of ``mode``'s configuration, iowa cut to ``deal_cap`` deals."""
     import asyncio
     import tempfile
@@ -288,7 +310,7 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> float:
         _, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
         st.close()
-    return prog.done / dt
+    return prog.done / dt, prog.most_in_flight
 
 
 def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[str, float]:
@@ -297,8 +319,9 @@ def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[st
     rates: dict[str, list[float]] = {m: [] for m in modes}
     for k in range(runs):
         for m in modes:
-            rates[m].append(arena_rate(m, games, deal_cap, seed=k + 1))
-            print(f"  arena run {k + 1}/{runs}, {m}: {rates[m][-1]:.1f} games/s", flush=True)
+            rate, flying = arena_rate(m, games, deal_cap, seed=k + 1)
+            rates[m].append(rate)
+            print(f"  arena run {k + 1}/{runs}, {m}: {rate:.1f} games/s, at most {flying} games in flight", flush=True)
     return {m: statistics.median(r) for m, r in rates.items()}
 
 

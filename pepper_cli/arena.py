@@ -36,10 +36,13 @@ def arena_run(
     seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
     lineup: Annotated[str, typer.Option(help="mirrored (each team one bot) or mixed partnerships.")] = "mirrored",
     duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="Replay each deck with seats rotated.")] = True,
-    adaptive: Annotated[bool, typer.Option("--adaptive", help="Plan in rounds, each on the ratings so far: most games "
-                                           "to the bots whose order is most in doubt.")] = False,
+    adaptive: Annotated[bool | None, typer.Option(
+        "--adaptive/--planned", show_default="--adaptive (--planned with --ray)",
+        help="--adaptive: plan in rounds of 8 games, each on the ratings of all but the last 64 planned games: most "
+        "games to the bots the table may have the wrong way round, every bot about as many as the others. --planned: "
+        "the whole round robin planned up front (as many games in flight as --concurrency).")] = None,
     until_confident: Annotated[bool, typer.Option(
-        "--until-confident", help="With --adaptive: stop once every adjacent pair of the table is significantly apart "
+        "--until-confident", help="Adaptive runs: stop once every adjacent pair of the table is significantly apart "
         "(95%), or at --games (the cap).")] = False,
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names (default: all registered).")] = None,
     referee: Annotated[str | None, typer.Option(help="Use this referee (HOST:PORT) instead of starting one.")] = None,
@@ -106,6 +109,12 @@ def arena_run(
     if ray and shards and shards > 1:
         _fail(f"--shards {shards}: --ray starts one referee per match on its node (Ray spreads the matches over the "
               "cluster's cores): drop --shards")
+    ray_plan = ray and adaptive is None   # --ray plays a plan fixed up front (the default there)
+    if adaptive is None:
+        adaptive = not ray
+    if until_confident and not adaptive:
+        _fail("--until-confident stops between the rounds of an adaptive run: drop --planned" + (
+            " (--ray plays a fixed plan)" if ray else ""))
     cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
                     adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
                     concurrency=concurrency, referee=referee, shards=shards, control_token=control_token,
@@ -113,8 +122,6 @@ def arena_run(
                     time_bank_ms=time_bank_ms, listen=listen,
                     db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced, sandbox=sandbox)
     cfg.deals = str(deals) if deals else None
-    if until_confident and not adaptive:
-        _fail("--until-confident stops between the rounds of an adaptive run: add --adaptive")
     cfg.until_confident = until_confident
     try:
         rs = cfg.ruleset_obj()
@@ -137,6 +144,9 @@ def arena_run(
         try:
             if ray:  # only then is Ray imported (the single-machine arena never loads it)
                 from arena import distributed
+                if ray_plan:
+                    note("--ray: the run's games are planned up front (--planned), not in adaptive rounds, which "
+                         "Ray does not play yet")
                 run_id, prog = distributed.run(cfg, ray, on_progress=None if quiet else shown.update, notify=note,
                                                match_timeout_s=ray_timeout, matches_per_task=ray_matches,
                                                working_dir=str(ray_working_dir) if ray_working_dir else None)

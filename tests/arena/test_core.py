@@ -184,8 +184,8 @@ def test_without_duplicate_deals_the_seats_still_rotate():
 
 
 def test_adaptive_rounds_are_small_and_favour_informative_lineups(tmp_path):
-    """A round is a few dozen games whatever --concurrency says, shared by score: a weak bot's foregone
-    line-ups get few matches (their floor keeps them from none)."""
+    """A round is a few games whatever --concurrency says, shared by score: a weak bot's foregone line-ups get
+    fewer matches, as far as keeping every bot's matches even allows (their floor keeps them from none)."""
     st = Store(tmp_path / "a.db")
     for name in ("weak", "strong", "twin"):
         st.add_bot(name, "command", command="x")
@@ -199,7 +199,8 @@ def test_adaptive_rounds_are_small_and_favour_informative_lineups(tmp_path):
     st.set_ratings(arena.pool, {"weak": Rating(8.0, 1.5), "strong": Rating(33.0, 1.2), "twin": Rating(32.5, 1.2)}, games=40)
     arena._next_adaptive(cfg.bots, run)
     later = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.planned(run) if g.match >= first}.items()]
-    assert later.count(("strong", "twin")) > 3 * max(later.count(("strong", "weak")), later.count(("twin", "weak")))
+    # The close pair gets the most; weak still plays, as every bot keeps about as many matches as the others.
+    assert later.count(("strong", "twin")) > max(later.count(("strong", "weak")), later.count(("twin", "weak")))
     for _ in range(4):  # more rounds on the same ratings: the foregone line-ups come up to their floor
         arena._next_adaptive(cfg.bots, run)
     every = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.planned(run)}.items()]

@@ -86,12 +86,15 @@ def test_as_of_shows_the_table_after_the_first_n_planned_games_and_a_rerun_gives
 
 
 def test_an_adaptive_run_plans_the_same_rounds_whatever_order_its_games_finish_in(tmp_path):
-    """Each round is chosen on the ratings after the rounds before the one in flight, not on whatever has finished
-    when it is planned: three rounds (the third chosen on the first's ratings), at concurrency 72 and 1."""
+    """Each round is chosen on the ratings after all but the last ADAPTIVE_LAG_GAMES planned games, not on whatever has
+    finished when it is planned: 96 games, the rounds from game 72 on chosen on ratings, at concurrency 96 and 1."""
+    from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
+
+    games = ADAPTIVE_LAG_GAMES + 4 * ADAPTIVE_ROUND_GAMES
     (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
     one, two = tmp_path / "one" / "arena.db", tmp_path / "two" / "arena.db"
-    run(one, "72", "--adaptive", "--games", "72")
-    run(two, "1", "--adaptive", "--games", "72")
+    run(one, str(games), "--adaptive", "--games", str(games))
+    run(two, "1", "--adaptive", "--games", str(games))
     plans = []
     for db in (one, two):
         st = Store(db, read_only=True)
@@ -99,5 +102,5 @@ def test_an_adaptive_run_plans_the_same_rounds_whatever_order_its_games_finish_i
             plans.append([(g.seed, g.seats) for g in st.planned(1)])
         finally:
             st.close()
-    assert len(plans[0]) == 72 and plans[0] == plans[1]
+    assert len(plans[0]) == games and plans[0] == plans[1]
     assert table(one) == table(two)

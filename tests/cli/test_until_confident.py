@@ -34,6 +34,6 @@ def test_until_confident_stops_at_the_cap_and_needs_adaptive(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "stopped: reached the cap, --games 24, before every adjacent pair was significantly apart" in r.stdout
     assert games(tmp_path) == 24
-    bad = pepper(tmp_path, "run", "--ruleset", "short.toml", "--bots", "heuristic,random", "--until-confident")
-    assert bad.returncode == 2 and "--until-confident stops between the rounds of an adaptive run: add --adaptive" \
+    bad = pepper(tmp_path, "run", "--ruleset", "short.toml", "--bots", "heuristic,random", "--until-confident", "--planned")
+    assert bad.returncode == 2 and "--until-confident stops between the rounds of an adaptive run: drop --planned" \
         in bad.stdout + bad.stderr

@@ -24,7 +24,7 @@ def test_thousands_of_one_deal_games_at_once_are_all_played_and_stored(tmp_path:
     db = tmp_path / "arena.db"
     run = subprocess.run(
         [sys.executable, "-m", "pepper_cli", "arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic",
-         "--games", str(GAMES), "--concurrency", str(GAMES), "--seed", "9", "--quiet", "--db", str(db)],
+         "--games", str(GAMES), "--concurrency", str(GAMES), "--planned", "--seed", "9", "--quiet", "--db", str(db)],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "CANCELLED" not in run.stderr

@@ -55,7 +55,7 @@ def test_a_bot_that_cannot_start_is_withdrawn_the_others_play_on_and_the_run_res
     db = short
     assert pepper("bot", "register", "broken", "--command", "{python} /nonexistent/bot.py", db=db).returncode == 0
     args = ("arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic,broken", "--games", "12",
-            "--seed", "4", "--quiet")
+            "--seed", "4", "--quiet", "--planned")   # the whole plan up front: broken's games stay pending
     out = pepper(*args, db=db)
     assert out.returncode == 0, out.stderr
     text = said(out)

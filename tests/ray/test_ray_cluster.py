@@ -91,7 +91,7 @@ def _outcome(db: Path) -> tuple[list, dict, int]:
 
 def _local(tmp_path: Path, games: int) -> tuple[list, dict, int]:
     db = _db(tmp_path, "local.db")
-    out = _pepper(_run_args(db, games), tmp_path, timeout=120)
+    out = _pepper([*_run_args(db, games), "--planned"], tmp_path, timeout=120)   # as --ray plays it
     assert out.returncode == 0, out.stdout + out.stderr
     return _outcome(db)
 
@@ -163,6 +163,8 @@ def test_a_tournament_across_two_nodes_gives_the_same_games_and_table_as_on_one_
     db = _db(tmp_path, "ray.db")
     out = _pepper([*_run_args(db, games), "--ray", cluster.address], tmp_path, timeout=180)
     assert out.returncode == 0, out.stdout + out.stderr
+    # The single-machine default is adaptive rounds; --ray says it plays the run planned up front instead.
+    assert "--ray: the run's games are planned up front (--planned)" in out.stdout + out.stderr, out.stdout
     on_ray = _outcome(db)
     assert len(on_ray[0]) == on_ray[2] == games
     assert on_ray == _local(tmp_path, games)
