@@ -284,7 +284,8 @@ class GameEncoder:
     # -- events --------------------------------------------------------------
     def event_frame(self, index: int, e: tuple, seat: int | None = None) -> bytes:
         """A Batch item frame holding the GameEvent of log entry ``e`` = (kind, actor, data, visible_to),
-        sent to a bot stream (``seat``: the receiving seat of a private event, None for a public one).
+        sent to a bot stream (``seat``: the receiving seat of a private event, None for a public one). ``e`` may
+        be the engine's compact entry (:meth:`Game.log_entry`): it is then entry ``index`` of this game's log.
         Equal to ``item_frame(ITEM_EVENT, event_to_proto(game_id, index, e, seat=seat).SerializeToString())``."""
         kind, actor, data, _ = e
         if kind == K.PLAY and index:
@@ -293,6 +294,10 @@ class GameEncoder:
                            _PLAY_TAIL[actor][data]))
             item = b"\x12" + _uv(len(ev)) + ev
             return b"\x0a" + _uv(len(item)) + item
+        if type(data) is int and (kind == K.TRICK or kind == K.HAND or kind == K.DEAL_END):
+            # A compact entry of the engine's log (Game.log_entry): its cards or result, filled in.
+            e = self.game.log_entry(index)
+            data = e[2]
         k = _EV_KIND.get(kind)
         if k is None or kind == K.DEAL_END or kind == K.GAME_OVER:
             # Rare (once per deal) or unknown (the reference raises ValueError): the reference conversion.
