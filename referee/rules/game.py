@@ -577,12 +577,11 @@ class Game:
         e = log[index]
         k = e[0]
         if k is E_TRICK:
-            plays = [x for x in log[index - e[2]:index] if x[0] is E_PLAY]
-            return (k, e[1], (plays[0][1], tuple([x[2] for x in plays])), e[3])
+            j = index - e[2]    # the lead's PLAY entry
+            return (k, e[1], (log[j][1], tuple([x[2] for x in log[j:index] if x[0] is E_PLAY])), e[3])
         if k is E_HAND:
             deal = log[index - e[2]]    # (DEAL, dealer, deal number, PUBLIC)
-            hands = self.rules.deal(self.table, self.decks_dealt[deal[2] - 1], deal[1])[0]
-            return (k, e[1], tuple(hands[e[1]]), e[3])
+            return (k, e[1], self.rules.dealt_hand(self.table, self.decks_dealt[deal[2] - 1], deal[1], e[1]), e[3])
         if k is E_DEAL_END:
             return (k, e[1], self.deals[e[2] - 1], e[3])
         return e

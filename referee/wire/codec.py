@@ -294,13 +294,13 @@ class GameEncoder:
                            _PLAY_TAIL[actor][data]))
             item = b"\x12" + _uv(len(ev)) + ev
             return b"\x0a" + _uv(len(item)) + item
-        if type(data) is int and (kind == K.TRICK or kind == K.HAND or kind == K.DEAL_END):
-            # A compact entry of the engine's log (Game.log_entry): its cards or result, filled in.
-            e = self.game.log_entry(index)
-            data = e[2]
+        # TRICK, HAND and DEAL_END entries of the engine's log are compact (an int for data): Game.log_entry
+        # fills in their cards or result.
         k = _EV_KIND.get(kind)
         if k is None or kind == K.DEAL_END or kind == K.GAME_OVER:
             # Rare (once per deal) or unknown (the reference raises ValueError): the reference conversion.
+            if type(data) is int and kind == K.DEAL_END:
+                e = self.game.log_entry(index)
             return item_frame(ITEM_EVENT, event_to_proto(self.game_id, index, e, seat=seat).SerializeToString())
         parts = [self.gid_field, b"" if seat is None else b"\x10" + _uv(seat), b"\x18" + _uv(index) if index else b"", k,
                  b"" if actor is None else b"\x28" + _uv(actor)]
@@ -309,13 +309,15 @@ class GameEncoder:
         elif kind == K.BID:
             parts.append(_EVENT_ACTION[data])
         elif kind == K.TRICK:
-            leader, cards = data
+            leader, cards = data if type(data) is not int else self.game.log_entry(index)[2]
             parts.append(b"".join([_EVENT_CARD[c] for c in cards]))
             parts.append(b"\x60" + _uv(leader))
         elif kind == K.DEAL:
             if data:
                 parts.append(b"\x58" + _uv(data))
         elif kind in CARDS_EVENTS:
+            if type(data) is int:
+                data = self.game.log_entry(index)[2]
             parts.append(b"".join([_EVENT_CARD[c] for c in data]))
         elif kind in CARD_EVENTS:
             if data is not None:
