@@ -135,6 +135,10 @@ _EV_KIND = {k: b"\x20" + _uv(v) for k, v in EVENT_KIND.items()}
 _FLAG_B = (b"\x50\x00", b"\x50\x01")
 #: GameEvent fields 4, 5, 7 of a PLAY event (kind, actor, card), by actor then card.
 _PLAY_TAIL = [[_EV_KIND[K.PLAY] + b"\x28" + _uv(s) + _EVENT_CARD[c] for c in range(len(CARD_TEXT))] for s in range(_MAX_SEATS)]
+#: GameEvent fields 4 and 5 (kind, actor) of a TRICK event (the actor: its winner) and of a HAND event, by actor.
+_TRICK, _HAND = K.TRICK, K.HAND
+_TRICK_HEAD = [_EV_KIND[K.TRICK] + b"\x28" + _uv(s) for s in range(_MAX_SEATS)]
+_HAND_HEAD = [_EV_KIND[K.HAND] + b"\x28" + _uv(s) for s in range(_MAX_SEATS)]
 
 
 def _contract_bytes(c) -> bytes:
@@ -294,8 +298,20 @@ class GameEncoder:
                            _PLAY_TAIL[actor][data]))
             item = b"\x12" + _uv(len(ev)) + ev
             return b"\x0a" + _uv(len(item)) + item
-        # TRICK, HAND and DEAL_END entries of the engine's log are compact (an int for data): Game.log_entry
-        # fills in their cards or result.
+        if (kind is _TRICK or kind is _HAND) and actor is not None:
+            # Once a trick, once a seat a deal. The engine's log keeps both compact (an int for data): Game.log_entry
+            # fills in the cards (so does it a DEAL_END entry's result, below).
+            if type(data) is int:
+                data = self.game.log_entry(index)[2]
+            ec = _EVENT_CARD
+            if kind is _TRICK:
+                tail = b"".join([_TRICK_HEAD[actor]] + [ec[c] for c in data[1]] + [b"\x60", _uv(data[0])])
+            else:
+                tail = b"".join([_HAND_HEAD[actor]] + [ec[c] for c in data])
+            ev = b"".join((self.gid_field, b"" if seat is None else b"\x10" + _uv(seat),
+                           b"\x18" + _uv(index) if index else b"", tail))
+            item = b"\x12" + _uv(len(ev)) + ev
+            return b"\x0a" + _uv(len(item)) + item
         k = _EV_KIND.get(kind)
         if k is None or kind == K.DEAL_END or kind == K.GAME_OVER:
             # Rare (once per deal) or unknown (the reference raises ValueError): the reference conversion.
@@ -309,15 +325,13 @@ class GameEncoder:
         elif kind == K.BID:
             parts.append(_EVENT_ACTION[data])
         elif kind == K.TRICK:
-            leader, cards = data if type(data) is not int else self.game.log_entry(index)[2]
+            leader, cards = data
             parts.append(b"".join([_EVENT_CARD[c] for c in cards]))
             parts.append(b"\x60" + _uv(leader))
         elif kind == K.DEAL:
             if data:
                 parts.append(b"\x58" + _uv(data))
         elif kind in CARDS_EVENTS:
-            if type(data) is int:
-                data = self.game.log_entry(index)[2]
             parts.append(b"".join([_EVENT_CARD[c] for c in data]))
         elif kind in CARD_EVENTS:
             if data is not None:
