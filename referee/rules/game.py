@@ -386,7 +386,7 @@ class Game:
             _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
-            self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
+            self.contract = _contract((bidder, lv.name, None, lv.alone, lv.tricks))
             self._enter(P_NAME_TRUMP, bidder)
 
     def _winning_bid_id(self) -> int:
@@ -395,7 +395,7 @@ class Game:
     def _throw_in(self) -> None:
         # [R] Everyone passed: no score, the deal passes to the left.
         self._log.append((E_THROWN_IN, None, None, PUBLIC))
-        self._finish_deal(None, False, False, tuple([0] * self.table.teams))
+        self._finish_deal(None, False, False, _small(z := tuple([0] * self.table.teams), z))
 
     # ----------------------------------------------------------------- trump
     def _legal_name_trump(self) -> list[int]:
@@ -406,7 +406,7 @@ class Game:
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
-        self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
+        self.contract = _contract((bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks))
         self._log.append(_shared(e := (E_CONTRACT, bidder, (lv.name, strain), PUBLIC), e))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
@@ -504,12 +504,12 @@ class Game:
         c, lv, t = self.contract, self._level, self.table
         made, pts = self.rules.score(t.team_of, t.teams, t.hand_size, c.bidder, self._partner, lv.tricks, lv.points,
                                      lv.alone, self.tricks_won, ceded=self._ceded)
-        self._finish_deal(c, self._ceded, made, tuple(pts))
+        self._finish_deal(c, self._ceded, made, _small(pts := tuple(pts), pts))
 
     def _finish_deal(self, contract: Contract | None, ceded: bool, made: bool, pts: tuple[int, ...]) -> None:
         for i, p in enumerate(pts):
             self.scores[i] += p
-        summary = (len(self.decks_dealt), self.dealer, contract, ceded, self._partner, tuple(self.tricks_won), pts,
+        summary = (len(self.decks_dealt), self.dealer, contract, ceded, self._partner, _small(t := tuple(self.tricks_won), t), pts,
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
         # The log's DEAL_END entry names the deal; Game.deals holds its result, linked to its story in the log
         # (Game.log_entry puts the two together: one result per deal, and no reference cycle).
@@ -818,6 +818,21 @@ def _made(cls, names: tuple, values: tuple, more: tuple):
 #: _PAIRS[seat][card]: the (seat, card) play of a trick, shared by every trick of every game (an int pair).
 _PAIRS = tuple(tuple((s, c) for c in range(len(CARDS))) for s in range(8))
 _CONTRACT_FIELDS = _field_names(Contract)
+
+#: One Contract per distinct (bidder, bid, trump, alone, tricks needed), shared by every game's deals (a bounded set).
+_CONTRACTS: dict[tuple, Contract] = {}
+
+
+def _contract(values: tuple) -> Contract:
+    c = _CONTRACTS.get(values)
+    if c is None:
+        c = _CONTRACTS[values] = _made(Contract, _CONTRACT_FIELDS, values, ())
+    return c
+
+
+#: ``_small(t, t)``: ``t``, or an equal tuple already kept: a deal's tricks won per seat and points per team (ints
+#: bounded by the table and the ladder), shared by every game's results.
+_small = {}.setdefault
 _RESULT_FIELDS = _field_names(DealResult)
 
 
