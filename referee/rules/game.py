@@ -194,8 +194,9 @@ class Game:
         log = self._log
         log.append(_shared(e := (E_DEAL, d, len(self.decks_dealt), PUBLIC), e))
         # Each seat's HAND entry names no card: its cards are the dealt deck's (Game.log_entry derives them).
+        hand_events = _HAND_EVENTS
         for s in range(n):
-            log.append(_shared(e := (E_HAND, s, s + 1, s), e))
+            log.append(hand_events[s])
 
     def _enter(self, phase: Phase, seat: int | None) -> None:
         """Every phase change goes through here: what the game waits for, and from whom."""
@@ -486,12 +487,16 @@ class Game:
         # The TRICK entry names no card: it says how far back the trick's lead is (its plays are the PLAY
         # entries from there; Game.log_entry derives the leader and cards), so one tuple serves every game.
         log = self._log
-        j, m = len(log), len(tc)
-        while m:
-            j -= 1
-            if log[j][0] is E_PLAY:
-                m -= 1
-        log.append(_shared(e := (E_TRICK, winner, len(log) - j, PUBLIC), e))
+        j = len(log) - len(tc)
+        if log[j] is not self._play_events[ts[0]][tc[0]]:   # entries between the plays (five-handed: the partner)
+            m = len(tc)
+            j = len(log)
+            while m:
+                j -= 1
+                if log[j][0] is E_PLAY:
+                    m -= 1
+        back = len(log) - j
+        log.append(_TRICK_EVENTS[winner][back] if back < 16 else _shared(e := (E_TRICK, winner, back, PUBLIC), e))
         self._trick_seats, self._trick_cards = [], []
         if len(self._tricks) == self._hand_size:
             self.to_act = None
@@ -776,6 +781,12 @@ def _bid_tables(t: Table) -> tuple[tuple[tuple[list[int], list[int]], ...], Mapp
     return (tuple((ids := sum(per_level[i:], []), [A.PASS] + ids) for i in range(len(per_level) + 1)),
             MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
 
+
+#: The HAND entry of each seat (its data: how far back its deal's DEAL entry is), shared by every game.
+_HAND_EVENTS = tuple([_shared(e, e) for e in [(E_HAND, s, s + 1, s) for s in range(8)]])
+
+#: The TRICK entry of each winner and distance back to the lead (below 16; further ones through _shared).
+_TRICK_EVENTS = tuple([tuple([_shared(e, e) for e in [(E_TRICK, w, back, PUBLIC) for back in range(16)]]) for w in range(8)])
 
 _PLAY_EVENTS: dict[int, tuple] = {}
 
