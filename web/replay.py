@@ -12,7 +12,7 @@ every seat's view and every event.
 
 from __future__ import annotations
 
-from referee.rules import ACTIONS, CARDS, Event, EventKind, Game, Strain
+from referee.rules import ACTIONS, CARDS, EventKind, Game, Strain
 from referee.rules.text import scores as scores_text
 from referee.rules.text import side
 
@@ -71,7 +71,8 @@ def event_line(kind: EventKind, seat: int | None, data, names: list[str], g: Gam
 def _frame(g: Game, viewers: list[int], start: int, names: list[str], seat: int | None) -> dict:
     views = {s: g.view(s) for s in viewers}
     v = views[viewers[0]]   # the public part is the same in every seat's view
-    events = [Event._make(e) for e in g.event_log[start:]] if seat is None else [e for _, e in g.events_for(seat, start)]
+    events = ([g.event_at(i) for i in range(start, g.event_count)] if seat is None
+              else [e for _, e in g.events_for(seat, start)])
     c = v.contract
     last = None
     if not v.trick and v.tricks:

@@ -245,7 +245,7 @@ class DealResult:
             if e[0] == EventKind.PLAY:
                 plays.append((e[1], CARDS[e[2]]))
             elif e[0] == EventKind.TRICK:
-                out.append(Trick(e[2][0], tuple(plays), e[1]))
+                out.append(Trick(plays[0][0], tuple(plays), e[1]))   # the lead is the first play
                 plays = []
         return tuple(out)
 

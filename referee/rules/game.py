@@ -192,12 +192,11 @@ class Game:
         self._deal_start = len(self._log)                   # this deal's first event
         self._dealt_widow: tuple[int, ...] = tuple(widow)
         log = self._log
-        log.append(e := (E_DEAL, d, len(self.decks_dealt), PUBLIC))
-        _untrack(e)  # noqa: F821 (bound through globals())
+        log.append(_shared(e := (E_DEAL, d, len(self.decks_dealt), PUBLIC), e))
+        # Each seat's HAND entry names no card: its cards are the dealt deck's (Game.log_entry derives them).
+        hand_events = _HAND_EVENTS
         for s in range(n):
-            log.append(e := (E_HAND, s, h := tuple(self.hands[s]), s))
-            _untrack(h)  # noqa: F821 (bound through globals())
-            _untrack(e)  # noqa: F821 (bound through globals())
+            log.append(hand_events[s])
 
     def _enter(self, phase: Phase, seat: int | None) -> None:
         """Every phase change goes through here: what the game waits for, and from whom."""
@@ -388,7 +387,7 @@ class Game:
             _, strain = A.bid_parts(self._winning_bid_id())
             self._set_trump(bidder, lv, strain)
         else:
-            self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, None, lv.alone, lv.tricks), ())
+            self.contract = _contract((bidder, lv.name, None, lv.alone, lv.tricks))
             self._enter(P_NAME_TRUMP, bidder)
 
     def _winning_bid_id(self) -> int:
@@ -397,7 +396,7 @@ class Game:
     def _throw_in(self) -> None:
         # [R] Everyone passed: no score, the deal passes to the left.
         self._log.append((E_THROWN_IN, None, None, PUBLIC))
-        self._finish_deal(None, False, False, tuple([0] * self.table.teams))
+        self._finish_deal(None, False, False, _small(z := tuple([0] * self.table.teams), z))
 
     # ----------------------------------------------------------------- trump
     def _legal_name_trump(self) -> list[int]:
@@ -408,7 +407,7 @@ class Game:
 
     def _set_trump(self, bidder: int, lv: BidLevel, strain: int) -> None:
         self._trump = strain
-        self.contract = _made(Contract, _CONTRACT_FIELDS, (bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks), ())
+        self.contract = _contract((bidder, lv.name, STRAINS[strain], lv.alone, lv.tricks))
         self._log.append(_shared(e := (E_CONTRACT, bidder, (lv.name, strain), PUBLIC), e))
         self.rules.after_contract(self)   # exchange, give, widow, cede or play: the family's
 
@@ -483,9 +482,21 @@ class Game:
         self.tricks_won[winner] += 1
         pairs = _PAIRS
         self._tricks.append(t := (self._leader, plays := tuple([pairs[ts[i]][tc[i]] for i in range(len(tc))]), winner))
-        self._log.append(e := (E_TRICK, winner, lc := (self._leader, cards := tuple(tc)), PUBLIC))
-        for u in (plays, t, cards, lc, e):
-            _untrack(u)  # noqa: F821 (bound through globals())
+        _untrack(plays)  # noqa: F821 (bound through globals())
+        _untrack(t)  # noqa: F821 (bound through globals())
+        # The TRICK entry names no card: it says how far back the trick's lead is (its plays are the PLAY
+        # entries from there; Game.log_entry derives the leader and cards), so one tuple serves every game.
+        log = self._log
+        j = len(log) - len(tc)
+        if log[j] is not self._play_events[ts[0]][tc[0]]:   # entries between the plays (five-handed: the partner)
+            m = len(tc)
+            j = len(log)
+            while m:
+                j -= 1
+                if log[j][0] is E_PLAY:
+                    m -= 1
+        back = len(log) - j
+        log.append(_TRICK_EVENTS[winner][back] if back < 16 else _shared(e := (E_TRICK, winner, back, PUBLIC), e))
         self._trick_seats, self._trick_cards = [], []
         if len(self._tricks) == self._hand_size:
             self.to_act = None
@@ -498,17 +509,16 @@ class Game:
         c, lv, t = self.contract, self._level, self.table
         made, pts = self.rules.score(t.team_of, t.teams, t.hand_size, c.bidder, self._partner, lv.tricks, lv.points,
                                      lv.alone, self.tricks_won, ceded=self._ceded)
-        self._finish_deal(c, self._ceded, made, tuple(pts))
+        self._finish_deal(c, self._ceded, made, _small(pts := tuple(pts), pts))
 
     def _finish_deal(self, contract: Contract | None, ceded: bool, made: bool, pts: tuple[int, ...]) -> None:
         for i, p in enumerate(pts):
             self.scores[i] += p
-        summary = (len(self.decks_dealt), self.dealer, contract, ceded, self._partner, tuple(self.tricks_won), pts,
+        summary = (len(self.decks_dealt), self.dealer, contract, ceded, self._partner, _small(t := tuple(self.tricks_won), t), pts,
                    tuple(self.scores), made if contract is not None else None, self._sitting_out, self._dealt_widow)
-        # The log holds the summary; Game.deals the same result linked to its story in the log. (A result in
-        # the log that linked to the log would make every game a reference cycle, for the cyclic GC to free.)
-        self._log.append(e := (E_DEAL_END, None, _made(DealResult, _RESULT_FIELDS, summary, (None, 0, None)), PUBLIC))
-        _untrack(e)  # noqa: F821 (bound through globals())
+        # The log's DEAL_END entry names the deal; Game.deals holds its result, linked to its story in the log
+        # (Game.log_entry puts the two together: one result per deal, and no reference cycle).
+        self._log.append(_shared(e := (E_DEAL_END, None, len(self.decks_dealt), PUBLIC), e))
         self.deals.append(_made(DealResult, _RESULT_FIELDS, summary, (self._log, self._deal_start, None)))
         self._legal = None
         winners = None
@@ -536,19 +546,50 @@ class Game:
     @property
     def events(self) -> list[Event]:
         """Every event so far, with its visibility (for spectators and the referee)."""
-        return [self._event(e, None) for e in self._log]
+        return [self._event(i, None) for i in range(len(self._log))]
 
     def events_for(self, seat: int, start: int = 0) -> list[tuple[int, Event]]:
         """(index, event) pairs from ``start`` that ``seat`` may see (a deal's result as that seat saw it)."""
         log = self._log
-        return [(i, self._event(log[i], seat)) for i in range(start, len(log)) if log[i][3] in (PUBLIC, seat)]
+        return [(i, self._event(i, seat)) for i in range(start, len(log)) if log[i][3] in (PUBLIC, seat)]
 
-    def _event(self, e: tuple, seat: int | None) -> Event:
-        """An :class:`Event` of the log; a deal's end carries its whole story (as ``seat`` saw it)."""
-        if e[0] is EventKind.DEAL_END:
-            story = self.deals[e[2].number - 1]
-            return Event(e[0], e[1], story if seat is None else story.seen_by(seat), e[3])
+    def event_at(self, index: int) -> Event:
+        """The event at ``index`` of the log, as spectators see it (``events[index]``, without building the rest)."""
+        return self._event(index, None)
+
+    def _event(self, i: int, seat: int | None) -> Event:
+        """The :class:`Event` of log entry ``i``; a deal's end carries its whole story (as ``seat`` saw it)."""
+        e = self._log[i]
+        k = e[0]
+        if k is E_DEAL_END:
+            story = self.deals[e[2] - 1]
+            return Event(k, e[1], story if seat is None else story.seen_by(seat), e[3])
+        if k is E_TRICK or k is E_HAND:
+            return Event._make(self.log_entry(i))
         return Event._make(e)
+
+    def log_entry(self, index: int) -> tuple:
+        """Entry ``index`` of :attr:`event_log` as ``(kind, seat, data, visible_to)`` with its data filled in.
+
+        The log keeps three kinds compact, each derived here from what the game keeps anyway: a TRICK entry's
+        data is how far back its lead is (the trick's cards are the PLAY entries from there), a HAND entry's how
+        far back its deal's DEAL entry is (the seat's cards are the dealt deck's), a DEAL_END entry's the deal
+        number (the result is :attr:`deals`'). Every other entry is returned as it is.
+        """
+        log = self._log
+        if index < 0:
+            index += len(log)
+        e = log[index]
+        k = e[0]
+        if k is E_TRICK:
+            j = index - e[2]    # the lead's PLAY entry
+            return (k, e[1], (log[j][1], tuple([x[2] for x in log[j:index] if x[0] is E_PLAY])), e[3])
+        if k is E_HAND:
+            deal = log[index - e[2]]    # (DEAL, dealer, deal number, PUBLIC)
+            return (k, e[1], self.rules.dealt_hand(self.table, self.decks_dealt[deal[2] - 1], deal[1], e[1]), e[3])
+        if k is E_DEAL_END:
+            return (k, e[1], self.deals[e[2] - 1], e[3])
+        return e
 
     @property
     def event_count(self) -> int:
@@ -568,7 +609,8 @@ class Game:
 
     @property
     def event_log(self) -> list[tuple]:
-        """The raw event log, ``(kind, seat, data, visible_to)`` tuples, uncopied (read-only; see :meth:`events_for`)."""
+        """The raw event log, ``(kind, seat, data, visible_to)`` tuples, uncopied (read-only; see :meth:`events_for`).
+        TRICK, HAND and DEAL_END entries are compact: :meth:`log_entry` fills in their data."""
         return self._log
 
     # ---------------------------------------------------------------- records
@@ -740,6 +782,12 @@ def _bid_tables(t: Table) -> tuple[tuple[tuple[list[int], list[int]], ...], Mapp
             MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
 
 
+#: The HAND entry of each seat (its data: how far back its deal's DEAL entry is), shared by every game.
+_HAND_EVENTS = tuple([_shared(e, e) for e in [(E_HAND, s, s + 1, s) for s in range(8)]])
+
+#: The TRICK entry of each winner and distance back to the lead (below 16; further ones through _shared).
+_TRICK_EVENTS = tuple([tuple([_shared(e, e) for e in [(E_TRICK, w, back, PUBLIC) for back in range(16)]]) for w in range(8)])
+
 _PLAY_EVENTS: dict[int, tuple] = {}
 
 
@@ -781,6 +829,21 @@ def _made(cls, names: tuple, values: tuple, more: tuple):
 #: _PAIRS[seat][card]: the (seat, card) play of a trick, shared by every trick of every game (an int pair).
 _PAIRS = tuple(tuple((s, c) for c in range(len(CARDS))) for s in range(8))
 _CONTRACT_FIELDS = _field_names(Contract)
+
+#: One Contract per distinct (bidder, bid, trump, alone, tricks needed), shared by every game's deals (a bounded set).
+_CONTRACTS: dict[tuple, Contract] = {}
+
+
+def _contract(values: tuple) -> Contract:
+    c = _CONTRACTS.get(values)
+    if c is None:
+        c = _CONTRACTS[values] = _made(Contract, _CONTRACT_FIELDS, values, ())
+    return c
+
+
+#: ``_small(t, t)``: ``t``, or an equal tuple already kept: a deal's tricks won per seat and points per team (ints
+#: bounded by the table and the ladder), shared by every game's results.
+_small = {}.setdefault
 _RESULT_FIELDS = _field_names(DealResult)
 
 

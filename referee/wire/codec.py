@@ -135,6 +135,10 @@ _EV_KIND = {k: b"\x20" + _uv(v) for k, v in EVENT_KIND.items()}
 _FLAG_B = (b"\x50\x00", b"\x50\x01")
 #: GameEvent fields 4, 5, 7 of a PLAY event (kind, actor, card), by actor then card.
 _PLAY_TAIL = [[_EV_KIND[K.PLAY] + b"\x28" + _uv(s) + _EVENT_CARD[c] for c in range(len(CARD_TEXT))] for s in range(_MAX_SEATS)]
+#: GameEvent fields 4 and 5 (kind, actor) of a TRICK event (the actor: its winner) and of a HAND event, by actor.
+_TRICK, _HAND = K.TRICK, K.HAND
+_TRICK_HEAD = [_EV_KIND[K.TRICK] + b"\x28" + _uv(s) for s in range(_MAX_SEATS)]
+_HAND_HEAD = [_EV_KIND[K.HAND] + b"\x28" + _uv(s) for s in range(_MAX_SEATS)]
 
 
 def _contract_bytes(c) -> bytes:
@@ -284,7 +288,8 @@ class GameEncoder:
     # -- events --------------------------------------------------------------
     def event_frame(self, index: int, e: tuple, seat: int | None = None) -> bytes:
         """A Batch item frame holding the GameEvent of log entry ``e`` = (kind, actor, data, visible_to),
-        sent to a bot stream (``seat``: the receiving seat of a private event, None for a public one).
+        sent to a bot stream (``seat``: the receiving seat of a private event, None for a public one). ``e`` may
+        be the engine's compact entry (:meth:`Game.log_entry`): it is then entry ``index`` of this game's log.
         Equal to ``item_frame(ITEM_EVENT, event_to_proto(game_id, index, e, seat=seat).SerializeToString())``."""
         kind, actor, data, _ = e
         if kind == K.PLAY and index:
@@ -293,9 +298,25 @@ class GameEncoder:
                            _PLAY_TAIL[actor][data]))
             item = b"\x12" + _uv(len(ev)) + ev
             return b"\x0a" + _uv(len(item)) + item
+        if (kind is _TRICK or kind is _HAND) and actor is not None:
+            # Once a trick, once a seat a deal. The engine's log keeps both compact (an int for data): Game.log_entry
+            # fills in the cards (so does it a DEAL_END entry's result, below).
+            if type(data) is int:
+                data = self.game.log_entry(index)[2]
+            ec = _EVENT_CARD
+            if kind is _TRICK:
+                tail = b"".join([_TRICK_HEAD[actor]] + [ec[c] for c in data[1]] + [b"\x60", _uv(data[0])])
+            else:
+                tail = b"".join([_HAND_HEAD[actor]] + [ec[c] for c in data])
+            ev = b"".join((self.gid_field, b"" if seat is None else b"\x10" + _uv(seat),
+                           b"\x18" + _uv(index) if index else b"", tail))
+            item = b"\x12" + _uv(len(ev)) + ev
+            return b"\x0a" + _uv(len(item)) + item
         k = _EV_KIND.get(kind)
         if k is None or kind == K.DEAL_END or kind == K.GAME_OVER:
             # Rare (once per deal) or unknown (the reference raises ValueError): the reference conversion.
+            if type(data) is int and kind == K.DEAL_END:
+                e = self.game.log_entry(index)
             return item_frame(ITEM_EVENT, event_to_proto(self.game_id, index, e, seat=seat).SerializeToString())
         parts = [self.gid_field, b"" if seat is None else b"\x10" + _uv(seat), b"\x18" + _uv(index) if index else b"", k,
                  b"" if actor is None else b"\x28" + _uv(actor)]

@@ -56,11 +56,12 @@ def test_fast_views_and_events_equal_the_reference_at_every_step(name, players):
                 assert game_pb2.SeatView.FromString(got) == want, (name, players, seed, step, s)
                 assert got == want.SerializeToString()
             # The events logged since the last step, as each receiving seat gets them.
-            for i, raw in enumerate(g.event_log[sent:], sent):
-                e = Event._make(raw)
+            for i in range(sent, g.event_count):
+                e = Event._make(g.log_entry(i))
                 seat = None if e.visible_to == PUBLIC else e.visible_to
                 want = wire.event_to_proto(gid, i, e, seat=seat)
-                got = enc.event_frame(i, tuple(e), seat)
+                got = enc.event_frame(i, g.event_log[i], seat)   # the log's entry, compact or not, as the referee sends it
+                assert enc.event_frame(i, tuple(e), seat) == got     # and the same entry filled in
                 item = unframe(got)
                 assert item.WhichOneof("item") == "event" and item.event == want, (name, players, seed, i, e.kind)
                 assert got == wire.item_frame(wire.ITEM_EVENT, want.SerializeToString())

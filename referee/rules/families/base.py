@@ -105,6 +105,13 @@ class Rules:
         # The dealer's left (seat dealer + 1) receives the first card, and every n-th card after it.
         return [list(deck[(s - dealer - 1) % n::n]) for s in range(n)], [], []
 
+    def dealt_hand(self, table: Table, deck: Sequence[int], dealer: int, seat: int) -> tuple[int, ...]:
+        """``seat``'s cards as :meth:`deal` dealt them from ``deck`` (a HAND event's data: the log keeps no copy)."""
+        if type(self).deal is Rules.deal:   # one card at a time: the seat's every n-th card, without dealing the rest
+            n = table.players
+            return tuple(deck[(seat - dealer - 1) % n::n])
+        return tuple(self.deal(table, deck, dealer)[0][seat])
+
     # -- the auction ------------------------------------------------------------
     def last_chance(self, g: Game) -> bool:
         """No bid so far: is the seat to act the last one who can still bid?"""
