@@ -287,8 +287,8 @@ ARENA_MODES = {  # how each mode runs in `pepper arena run` (naive: no arena mod
     "naive": {"duplicate": False, "adaptive": False}}
 
 
-def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, int]:
-    """Games per second, and the most games in flight at once, of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
+def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, int, float]:
+    """Games per second, the most games in flight at once and the mean over time, of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
     of ``mode``'s configuration, iowa cut to ``deal_cap`` deals."""
     import asyncio
     import tempfile
@@ -310,7 +310,7 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, 
         _, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
         st.close()
-    return prog.done / dt, prog.most_in_flight
+    return prog.done / dt, prog.most_in_flight, prog.mean_in_flight()
 
 
 def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[str, float]:
@@ -319,9 +319,10 @@ def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[st
     rates: dict[str, list[float]] = {m: [] for m in modes}
     for k in range(runs):
         for m in modes:
-            rate, flying = arena_rate(m, games, deal_cap, seed=k + 1)
+            rate, flying, mean = arena_rate(m, games, deal_cap, seed=k + 1)
             rates[m].append(rate)
-            print(f"  arena run {k + 1}/{runs}, {m}: {rate:.1f} games/s, at most {flying} games in flight", flush=True)
+            print(f"  arena run {k + 1}/{runs}, {m}: {rate:.1f} games/s, at most {flying} games in flight, "
+                  f"{mean:.0f} on average", flush=True)
     return {m: statistics.median(r) for m, r in rates.items()}
 
 
