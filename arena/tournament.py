@@ -55,9 +55,10 @@ from .store import Bot, BotKind, PlannedGame, Store, new_token, token_sha256
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, each round on the
 # ratings after the games planned up to ADAPTIVE_LAG_GAMES games before it (in plan order, whatever order they finished
 # in: the same ones at any --concurrency, so the plan is too). Small rounds follow the ratings closely; the lag is what
-# the arena may keep in flight while it plans (64 to 72 games). A longer lag costs games (128: 160 games to the right
-# order instead of 120, bench/ranking.py), a shorter one speed: at 72 in flight 4-deal iowa games ran at about 0.7 of
-# the speed of 320 in flight on 2 cores (docs/arena.md, "How many games a ranking needs").
+# the arena may keep in flight while it plans (at most 72 games, about 50 on average: the rounds run in a convoy). A
+# longer lag costs games (128: 160 games to the right order instead of 120, bench/ranking.py), a shorter one speed: a
+# decision costs more in the small batches of few games in flight, and an adaptive run of whole iowa games went at half
+# the speed of a planned one at 320 in flight on 2 cores (docs/arena.md, "How many games a ranking needs").
 ADAPTIVE_ROUND_GAMES = 8
 ADAPTIVE_LAG_GAMES = 64
 # Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1): the
