@@ -50,14 +50,15 @@ from .evidence import Block, head_to_head
 from .processes import BotProcesses, BotStartError, Crash, RefereeProcess
 from .ratings import Rater, Rating
 from .sandbox import BotSandbox
-from .store import Bot, BotKind, Store, new_token, token_sha256
+from .store import Bot, BotKind, PlannedGame, Store, new_token, token_sha256
 
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, each round on the
 # ratings after the games planned up to ADAPTIVE_LAG_GAMES games before it (in plan order, whatever order they finished
 # in: the same ones at any --concurrency, so the plan is too). Small rounds follow the ratings closely; the lag is what
-# the arena may keep in flight while it plans (64 to 72 games). A longer lag costs games (128: 160 games to the right
-# order instead of 120, bench/ranking.py), a shorter one speed: at 72 in flight 4-deal iowa games ran at about 0.7 of
-# the speed of 320 in flight on 2 cores (docs/arena.md, "How many games a ranking needs").
+# the arena may keep in flight while it plans (at most 72 games, about 50 on average: the rounds run in a convoy). A
+# longer lag costs games (128: 160 games to the right order instead of 120, bench/ranking.py), a shorter one speed: a
+# decision costs more in the small batches of few games in flight, and an adaptive run of whole iowa games went at half
+# the speed of a planned one at 320 in flight on 2 cores (docs/arena.md, "How many games a ranking needs").
 ADAPTIVE_ROUND_GAMES = 8
 ADAPTIVE_LAG_GAMES = 64
 # Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1): the
@@ -163,6 +164,29 @@ class Progress:
     withdrawn: list[str] = field(default_factory=list)  # bots withdrawn from the run (see Arena._withdraw)
     not_played: int = 0                                 # planned games left unplayed because a bot of theirs was withdrawn
     stopped: str | None = None                          # --until-confident: why the run stopped (Arena._confident)
+    flight_seconds: float = 0.0                         # the integral of in_flight over time (see mean_in_flight)
+    _flight_first: float = 0.0                          # when the first game started
+    _flight_since: float | None = None                  # when in_flight last changed
+
+    def fly(self, delta: int, now: float | None = None) -> None:
+        """``delta`` games more (or fewer) in flight, at ``now`` (time.monotonic())."""
+        now = time.monotonic() if now is None else now
+        if self._flight_since is None:
+            self._flight_first = now
+        else:
+            self.flight_seconds += self.in_flight * (now - self._flight_since)
+        self._flight_since = now
+        self.in_flight += delta
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+
+    def mean_in_flight(self, now: float | None = None) -> float:
+        """The mean games in flight over time, from the first game's start to ``now``: an adaptive run keeps fewer
+        than its most, as it waits for the games its next round is chosen on (a straggler among them holds it up)."""
+        if self._flight_since is None:
+            return 0.0
+        now = time.monotonic() if now is None else now
+        area = self.flight_seconds + self.in_flight * (now - self._flight_since)
+        return area / max(1e-9, now - self._flight_first)
 
     def rate(self) -> float:
         """Games finished per second in this session."""
@@ -218,6 +242,7 @@ class Arena:
         self._rated_below = 0                      # every planned game below this index is rated
         self.deals: list[deals.Deal] | None = None  # --deals: the deal set the matches are dealt from
         self.plan: schedule.Plan | None = None     # a given plan instead of the config's (see open_run)
+        self._plan_rows: list[PlannedGame] = []    # the run's plan as far as read (see _planned)
 
     def check(self) -> list[Bot]:
         """The run's bots, after checking that the run can be played (UsageError otherwise); starts nothing."""
@@ -557,13 +582,13 @@ class Arena:
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
-        planned = self.store.planned_count(run_id)
+        planned = len(self._planned(run_id))
         # On the ratings after the games planned up to the lag, whatever has finished meanwhile: the same command and
         # seed plan the same rounds (_play waits for those games first).
         ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
         matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
-        match_seats = {g.match: g.seats for g in self.store.planned(run_id)}  # the last game's seats of each match
+        match_seats = {g.match: g.seats for g in self._planned(run_id)}  # the last game's seats of each match
         first_match = max(match_seats, default=-1) + 1
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
         counts = [played[schedule.lineup_key(u, mirrored)] for u in ups]
@@ -577,10 +602,16 @@ class Arena:
         self.store.append_plan(run_id, more)
         return matches
 
+    def _planned(self, run_id: int) -> list[PlannedGame]:
+        """The run's plan so far, in plan order: the store's rows read only from where they were last read (each
+        adaptive round adds a few; reading the whole plan at every round made planning grow with the run)."""
+        self._plan_rows.extend(self.store.planned(run_id, start=len(self._plan_rows)))
+        return self._plan_rows
+
     def _adaptive_basis(self, run_id: int) -> int:
         """The planned games the next adaptive round is chosen on: all but the last ADAPTIVE_LAG_GAMES (those that may
         still be in flight when it is planned)."""
-        return max(0, self.store.planned_count(run_id) - ADAPTIVE_LAG_GAMES)
+        return max(0, len(self._planned(run_id)) - ADAPTIVE_LAG_GAMES)
 
     def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
         """The table's adjacent pairs (upper, lower, significantly apart at 95%) as of the adaptive basis (the
@@ -593,7 +624,7 @@ class Arena:
         names = [n for n in self._entrants if n not in self._withdrawn]
         rated = self.store.ratings_after(self.pool, run_id, basis, self.versions)
         ratings = {n: rated.get(n, Rating()) for n in names}
-        planned = self.store.planned(run_id)
+        planned = self._planned(run_id)
         done = {g.match for g in planned[:basis]} - ({planned[basis].match} if basis < len(planned) else set())
         blocks: dict[tuple[str, str], list[Block]] = {}
         for b in self.store.blocks(self.pool):
@@ -683,7 +714,7 @@ class Arena:
             except Exception as e:  # noqa: BLE001 - ends the run, after the loop
                 errors.append(e)
             finally:
-                progress.in_flight -= 1
+                progress.fly(-1)
                 sem.release()
                 finished.set()
                 self.on_progress(progress)
@@ -701,6 +732,11 @@ class Arena:
 
         tasks: set[asyncio.Task] = set()
         started: set[int] = set()
+        # The games to play: those of the plan without a stored result, then each adaptive round as it is planned
+        # (read from where the plan was last read: a round costs no read of the whole plan).
+        unplayed = {g.idx for g in self.store.pending(run_id)}
+        known = len(self._planned(run_id))
+        seen = 0
         ticker = asyncio.create_task(tick())
         # Adaptive: plan the next round once it fits in the games in flight (the lag and a round at most), or once no
         # more than half a round is in flight when --concurrency is below a round.
@@ -709,9 +745,11 @@ class Arena:
         self.on_progress(progress)
         try:
             while not errors:
-                queue = [g for g in self.store.pending(run_id) if g.idx not in started]
+                plan = self._planned(run_id)
+                queue = [g for g in plan[seen:] if (g.idx in unplayed or g.idx >= known) and g.idx not in started]
+                seen = len(plan)
                 if not queue:
-                    if not (cfg.adaptive and self.store.planned_count(run_id) < cfg.games) or self.decided(run_id):
+                    if not (cfg.adaptive and len(plan) < cfg.games) or self.decided(run_id):
                         break
                     while progress.in_flight > low_water and not errors:
                         finished.clear()
@@ -739,8 +777,7 @@ class Arena:
                         self._tend(p)
                     started.add(g.idx)
                     self._flying.add(g.idx)
-                    progress.in_flight += 1
-                    progress.most_in_flight = max(progress.most_in_flight, progress.in_flight)
+                    progress.fly(+1)
                     t = asyncio.create_task(one(g.idx, g.seed, g.seats, g.match))
                     tasks.add(t)
                     t.add_done_callback(tasks.discard)

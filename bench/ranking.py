@@ -32,10 +32,16 @@ of ``pepper arena run``: a referee subprocess, a heuristic bot process per
 rung, default concurrency, runs interleaved across modes). An adaptive run
 there waits, before each round, for the games planned up to the lag, exactly as
 in a user's run, so whatever its planning costs in games in flight shows in its
-games per second; each run prints the most games it had in flight.
+games per second; each run prints the most games it had in flight and the mean
+over time.
+
+``speed``: only those arena runs, at ``--deal-cap`` (``--deal-cap 200``:
+whole games, whose seeds would take hours to play in process): each mode's
+games per second and its ratio to naive's.
 
     .venv/bin/python bench/ranking.py scale [--games 800] [--seeds 3]
     .venv/bin/python bench/ranking.py ranking [--seeds 20] [--max-games 1500] [--modes mirrored,mixed,adaptive,naive]
+    .venv/bin/python bench/ranking.py speed [--deal-cap 200] [--wallclock 3] [--modes mirrored,adaptive,naive]
     .venv/bin/python bench/ranking.py verify [--games 4000]
 
 Games are iowa cut to ``--deal-cap`` deals (default 4; the higher score at
@@ -287,8 +293,8 @@ ARENA_MODES = {  # how each mode runs in `pepper arena run` (naive: no arena mod
     "naive": {"duplicate": False, "adaptive": False}}
 
 
-def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, int]:
-    """Games per second, and the most games in flight at once, of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
+def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, int, float]:
+    """Games per second, the most games in flight at once and the mean over time, of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
     of ``mode``'s configuration, iowa cut to ``deal_cap`` deals."""
     import asyncio
     import tempfile
@@ -310,7 +316,7 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, 
         _, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
         st.close()
-    return prog.done / dt, prog.most_in_flight
+    return prog.done / dt, prog.most_in_flight, prog.mean_in_flight()
 
 
 def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[str, float]:
@@ -319,10 +325,24 @@ def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[st
     rates: dict[str, list[float]] = {m: [] for m in modes}
     for k in range(runs):
         for m in modes:
-            rate, flying = arena_rate(m, games, deal_cap, seed=k + 1)
+            rate, flying, mean = arena_rate(m, games, deal_cap, seed=k + 1)
             rates[m].append(rate)
-            print(f"  arena run {k + 1}/{runs}, {m}: {rate:.1f} games/s, at most {flying} games in flight", flush=True)
+            print(f"  arena run {k + 1}/{runs}, {m}: {rate:.1f} games/s, at most {flying} games in flight, "
+                  f"{mean:.0f} on average", flush=True)
     return {m: statistics.median(r) for m, r in rates.items()}
+
+
+def speed(a) -> dict:
+    """Only the arena's speed per mode (``--wallclock`` runs of ``--arena-games`` games at ``--deal-cap``), no games to
+    the right order: how the modes' speeds compare at a deal cap where playing the seeds in process would take hours
+    (``--deal-cap 200``, whole games)."""
+    modes = a.modes.split(",")
+    print(f"iowa cut to {a.deal_cap} deals: {a.wallclock or 3} real arena runs of {a.arena_games} games per mode")
+    rates = wallclock(modes, a.arena_games, a.deal_cap, a.wallclock or 3)
+    base = rates.get("naive")
+    for m, r in rates.items():
+        print(f"{m:9} {r:6.1f} games/s" + (f", {r / base:.2f} of naive's" if base else ""))
+    return rates
 
 
 def verify(a) -> dict:
@@ -338,7 +358,7 @@ def verify(a) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("scale", "ranking", "verify"))
+    ap.add_argument("what", choices=("scale", "ranking", "speed", "verify"))
     ap.add_argument("--games", type=int, default=800)
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--max-games", type=int, default=1500)
@@ -357,7 +377,7 @@ def main(argv=None) -> int:
     if a.what == "verify" and a.games == 800:
         a.games = 4000
     a.seeds = a.seeds or (3 if a.what == "scale" else 20)
-    out = {"scale": scale, "ranking": ranking, "verify": verify}[a.what](a)
+    out = {"scale": scale, "ranking": ranking, "speed": speed, "verify": verify}[a.what](a)
     if a.json:
         print(json.dumps(out))
     return 0

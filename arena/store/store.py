@@ -378,10 +378,11 @@ class Store:
         with self.tx():
             self._insert_plan(run_id, self.planned_count(run_id), plan)
 
-    def planned(self, run_id: int) -> list[PlannedGame]:
-        """Every planned game of a run, in plan order."""
+    def planned(self, run_id: int, start: int = 0) -> list[PlannedGame]:
+        """Every planned game of a run, in plan order (from plan index ``start``: what an adaptive run has planned
+        since it last looked, without reading the whole plan again)."""
         rows = self.db.execute("SELECT idx, match, ruleset, players, seed, seats_json FROM planned_games "
-                               "WHERE run_id = ? ORDER BY idx", (run_id,))
+                               "WHERE run_id = ? AND idx >= ? ORDER BY idx", (run_id, start))
         return [PlannedGame(*r[:5], json.loads(r[5])) for r in rows]
 
     def pending(self, run_id: int) -> list[PlannedGame]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location("bench_ranking", Path(__file__).resolve().parents[2] / "bench" / "ranking.py")
@@ -26,3 +27,17 @@ def test_the_scale_measurement_shows_the_unweighted_drift(capsys):
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert out["mixed/unweighted"][0]["mean"] < 20 < 23 < out["mixed/weighted"][0]["mean"] < 27
     assert abs(out["mirrored/weighted"][0]["mean"] - out["mirrored/unweighted"][0]["mean"]) < 1e-9
+
+
+def test_speed_times_real_arena_runs_and_reports_the_games_in_flight(capsys):
+    """`speed` plays real arena runs (referee subprocess, bot processes): games per second per mode, and each run's
+    most and mean games in flight (the mean over time, no more than the most)."""
+    ranking.main(["speed", "--deal-cap", "1", "--wallclock", "1", "--arena-games", "16", "--modes", "adaptive",
+                  "--json"])
+    lines = capsys.readouterr().out.splitlines()
+    assert json.loads(lines[-1])["adaptive"] > 0
+    run = next(line for line in lines if "arena run 1/1, adaptive" in line)
+    found = re.search(r"at most (\d+) games in flight, (\d+) on average", run)
+    assert found, run
+    most, mean = int(found[1]), int(found[2])
+    assert 0 < mean <= most <= 16, run
