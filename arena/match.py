@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from . import schedule
 from .evidence import Block, HeadToHead, Sequential, Sprt, head_to_head
 from .store import Store
-from .tournament import Arena, Progress, RunConfig
+from .tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Arena, Progress, RunConfig
 
 # Games planned per round (whole blocks): enough to keep the bots busy, few enough that little is played past
 # the deciding block.
@@ -96,6 +96,11 @@ class Match(Arena):
 
     def _adaptive_basis(self, run_id: int) -> int:
         return 0  # its rounds are not chosen on ratings: nothing to wait for
+
+    def _adaptive_window(self, planned: int) -> tuple[int, int]:
+        # The next round planned once no more than 64 games are in flight, as in an adaptive run's start, whatever
+        # the match's length: a window growing with it would only play more games past the SPRT's verdict.
+        return ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 
     def _next_adaptive(self, names: list[str], run_id: int) -> int:
         """Plan the next round: whole blocks of the line-ups of A and B, in turn, on fresh decks."""

@@ -55,12 +55,30 @@ from .store import Bot, BotKind, PlannedGame, Store, new_token, token_sha256
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, each round on the
 # ratings after the games planned up to ADAPTIVE_LAG_GAMES games before it (in plan order, whatever order they finished
 # in: the same ones at any --concurrency, so the plan is too). Small rounds follow the ratings closely; the lag is what
-# the arena may keep in flight while it plans (at most 72 games, about 50 on average: the rounds run in a convoy). A
-# longer lag costs games (128: 160 games to the right order instead of 120, bench/ranking.py), a shorter one speed: a
-# decision costs more in the small batches of few games in flight, and an adaptive run of whole iowa games went at half
-# the speed of a planned one at 320 in flight on 2 cores (docs/arena.md, "How many games a ranking needs").
+# the arena may keep in flight while it plans (at the start at most 72 games, about 50 on average: the rounds run in a
+# convoy). A longer lag from the start costs games (128: 160 games to the right order instead of 120,
+# bench/ranking.py), a shorter one speed: a decision costs more in the small batches of few games in flight (docs/arena.md,
+# "How many games a ranking needs").
 ADAPTIVE_ROUND_GAMES = 8
 ADAPTIVE_LAG_GAMES = 64
+# Past its start the lag grows with the run, to half the games planned, up to ADAPTIVE_LAG_MAX, and a round to an
+# eighth of the lag: the early rounds, which decide most, follow the ratings closely (the ranking benchmark's 120
+# games to the right order are the same as with a fixed lag of 64), and a long run keeps more games in flight: 1,000
+# whole iowa games went at 0.64 of a planned run's speed (about 135 games in flight on average), 0.48 with the fixed
+# lag. A function of the plan's length only, so the plan stays deterministic.
+ADAPTIVE_LAG_MAX = 256
+
+
+def adaptive_lag(planned: int) -> int:
+    """The planned games that the next adaptive round is not chosen on (they may still be in flight), after ``planned``."""
+    return min(ADAPTIVE_LAG_MAX, max(ADAPTIVE_LAG_GAMES, planned // 2))
+
+
+def adaptive_round(planned: int) -> int:
+    """The games of the next adaptive round (whole matches, at least one), after ``planned`` planned games."""
+    return max(ADAPTIVE_ROUND_GAMES, adaptive_lag(planned) // 8)
+
+
 # Weight of the uncertainty bonus (the sum of a line-up's sigmas) against TrueSkill match quality (0..1): the
 # score adaptive runs used before the order-doubt score (schedule.lineup_doubt); bench/ranking.py compares them.
 UNCERTAINTY_WEIGHT = 0.05
@@ -574,8 +592,8 @@ class Arena:
 
     # -- adaptive planning ---------------------------------------------------------------------------
     def _next_adaptive(self, names: list[str], run_id: int) -> int:
-        """Plan the next round (about ADAPTIVE_ROUND_GAMES games, whole matches) on the ratings after all but the last
-        ADAPTIVE_LAG_GAMES planned games (:func:`schedule.adaptive_order`): every line-up keeps a floor of matches, and
+        """Plan the next round (:func:`adaptive_round` games, whole matches) on the ratings after all but the last
+        :func:`adaptive_lag` planned games (:func:`schedule.adaptive_order`): every line-up keeps a floor of matches, and
         the rest go to the line-ups whose bots the table may have the wrong way round (:meth:`lineup_scores`), among
         those of bots with about as many matches as the least-played one. Returns the matches planned."""
         names = [n for n in names if n not in self._withdrawn]
@@ -587,7 +605,7 @@ class Arena:
         # seed plan the same rounds (_play waits for those games first).
         ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
-        matches = min(left, max(1, ADAPTIVE_ROUND_GAMES // per_match))
+        matches = min(left, max(1, adaptive_round(planned) // per_match))
         match_seats = {g.match: g.seats for g in self._planned(run_id)}  # the last game's seats of each match
         first_match = max(match_seats, default=-1) + 1
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
@@ -608,10 +626,15 @@ class Arena:
         self._plan_rows.extend(self.store.planned(run_id, start=len(self._plan_rows)))
         return self._plan_rows
 
+    def _adaptive_window(self, planned: int) -> tuple[int, int]:
+        """The lag and the round's games of the next adaptive round, after ``planned`` planned games."""
+        return adaptive_lag(planned), adaptive_round(planned)
+
     def _adaptive_basis(self, run_id: int) -> int:
-        """The planned games the next adaptive round is chosen on: all but the last ADAPTIVE_LAG_GAMES (those that may
-        still be in flight when it is planned)."""
-        return max(0, len(self._planned(run_id)) - ADAPTIVE_LAG_GAMES)
+        """The planned games the next adaptive round is chosen on: all but the last :func:`adaptive_lag` (those that
+        may still be in flight when it is planned)."""
+        planned = len(self._planned(run_id))
+        return max(0, planned - adaptive_lag(planned))
 
     def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
         """The table's adjacent pairs (upper, lower, significantly apart at 95%) as of the adaptive basis (the
@@ -738,10 +761,6 @@ class Arena:
         known = len(self._planned(run_id))
         seen = 0
         ticker = asyncio.create_task(tick())
-        # Adaptive: plan the next round once it fits in the games in flight (the lag and a round at most), or once no
-        # more than half a round is in flight when --concurrency is below a round.
-        low_water = max(min(concurrency, ADAPTIVE_LAG_GAMES + ADAPTIVE_ROUND_GAMES) - ADAPTIVE_ROUND_GAMES,
-                        max(1, min(concurrency, ADAPTIVE_ROUND_GAMES)) // 2)
         self.on_progress(progress)
         try:
             while not errors:
@@ -751,6 +770,10 @@ class Arena:
                 if not queue:
                     if not (cfg.adaptive and len(plan) < cfg.games) or self.decided(run_id):
                         break
+                    # Plan the next round once it fits in the games in flight (the lag and a round at most), or once
+                    # no more than half a round is in flight when --concurrency is below a round.
+                    lag, rnd = self._adaptive_window(len(plan))
+                    low_water = max(min(concurrency, lag + rnd) - rnd, max(1, min(concurrency, rnd)) // 2)
                     while progress.in_flight > low_water and not errors:
                         finished.clear()
                         await finished.wait()

@@ -22,8 +22,8 @@ deck every game, no duplicate deals), the games until the table's order is
 exactly right in at least 80% of ``--seeds`` runs (and stays so at every later
 checkpoint), the CPU seconds this process took to play them, and both as a
 ratio to the naive baseline's. The adaptive mode plans as the arena does: rounds
-of ADAPTIVE_ROUND_GAMES, each on the ratings after all but the last
-ADAPTIVE_LAG_GAMES planned games (those the arena may still have in flight).
+of arena.tournament.adaptive_round games, each on the ratings after all but the last
+adaptive_lag planned games (both grow with the run) (those the arena may still have in flight).
 
 ``--wallclock RUNS`` replaces the CPU seconds by wall-clock ones that are
 honest about games in flight: each mode's games to the right order divided by
@@ -70,7 +70,7 @@ from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noq
 
 # The adaptive scheduler's constants (arena/tournament.py): a round's games, the lag of the ratings it is chosen on
 # (in games), and the weight of the old score's uncertainty bonus.
-from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, UNCERTAINTY_WEIGHT  # noqa: E402
+from arena.tournament import UNCERTAINTY_WEIGHT, adaptive_lag, adaptive_round  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
 
@@ -150,10 +150,11 @@ def planned(mode: str, bots: list[str], rs: Ruleset, games: int, seed: int):
 
 def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, rater: Rater,
         checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT, score: str = "table",
-        floor: float = schedule.ADAPTIVE_FLOOR, round_games: int = ADAPTIVE_ROUND_GAMES,
-        lag: int = ADAPTIVE_LAG_GAMES, slack: int | None = schedule.ADAPTIVE_SLACK):
+        floor: float = schedule.ADAPTIVE_FLOOR, round_games: int | None = None,
+        lag: int | None = None, slack: int | None = schedule.ADAPTIVE_SLACK):
     """Play and rate ``games`` games of ``mode``. Returns (final ratings, [(games, order right?)] at each
-    checkpoint, CPU seconds spent playing)."""
+    checkpoint, CPU seconds spent playing). Adaptive: ``lag`` and ``round_games`` fixed, or (None) the arena's,
+    :func:`arena.tournament.adaptive_lag` and :func:`~arena.tournament.adaptive_round` of the games planned."""
     bots = sorted(rates)
     want = right_order(rates)
     ratings: dict[str, Rating] = {}
@@ -192,7 +193,9 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
     after: list[dict] = [{}]  # the ratings after each planned game
     match = 0
     while played < games:
-        basis = after[max(0, len(after) - 1 - lag)]
+        n = len(after) - 1   # games planned
+        basis = after[max(0, n - (adaptive_lag(n) if lag is None else lag))]
+        rnd = adaptive_round(n) if round_games is None else round_games
         if score == "quality":  # TrueSkill match quality plus a bonus for the sigmas (the first adaptive score)
             values = [rater.quality(basis, entries(rs, u)) + uncertainty_weight
                       * sum(basis[b].sigma if b in basis else DEFAULT_SIGMA for b in set(u)) for u in ups]
@@ -201,7 +204,7 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         else:  # the arena's (Arena.lineup_scores)
             doubt = schedule.table_doubt(basis, bots, Rating())
             values = [schedule.lineup_table_doubt(doubt, u, table) for u in ups]
-        order = schedule.adaptive_order(values, counts, max(1, round_games // 2), floor,
+        order = schedule.adaptive_order(values, counts, max(1, rnd // 2), floor,
                                         members=None if slack is None else members, bot_counts=bot_counts,
                                         slack=slack or 0)
         for i in order:

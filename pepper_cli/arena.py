@@ -38,7 +38,8 @@ def arena_run(
     duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="Replay each deck with seats rotated.")] = True,
     adaptive: Annotated[bool | None, typer.Option(
         "--adaptive/--planned", show_default="--adaptive (--planned with --ray)",
-        help="--adaptive: plan in rounds of 8 games, each on the ratings of all but the last 64 planned games: most "
+        help="--adaptive: plan in rounds of 8 games, each on the ratings of all but the last 64 planned games (both "
+        "growing with the run: the lag to 256 games, a round to 32): most "
         "games to the bots the table may have the wrong way round, every bot about as many as the others. --planned: "
         "the whole round robin planned up front (as many games in flight as --concurrency).")] = None,
     until_confident: Annotated[bool, typer.Option(

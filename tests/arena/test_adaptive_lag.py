@@ -1,12 +1,22 @@
 """Adaptive rounds planned on lagged ratings (issue 13, item 5): each round is chosen on the ratings after all but the
-last ADAPTIVE_LAG_GAMES planned games, so the arena keeps that many games in flight while it plans, and the plan is the
-same whatever order the games finish in. Real SQLite, synthetic results (no referee)."""
+last adaptive_lag planned games (64, growing with the run past 128), so the arena keeps that many games in flight while
+it plans, and the plan is the same whatever order the games finish in. Real SQLite, synthetic results (no referee)."""
 
 import random
 
+import pytest
+
 from arena.schedule import ADAPTIVE_SLACK
 from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
-from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Arena, RunConfig
+from arena.tournament import (
+    ADAPTIVE_LAG_GAMES,
+    ADAPTIVE_LAG_MAX,
+    ADAPTIVE_ROUND_GAMES,
+    Arena,
+    RunConfig,
+    adaptive_lag,
+    adaptive_round,
+)
 
 BOTS = ["strong", "twin", "weak"]
 
@@ -32,14 +42,13 @@ def _arena(tmp_path, name: str) -> tuple[Arena, Store, int]:
     return arena, st, run_id
 
 
-def _play_rounds(arena: Arena, st: Store, run_id: int, rounds: int, finish) -> list[tuple[int, list[str]]]:
-    """Plan ``rounds`` rounds as the arena does: before each, store the games ``finish`` picks among those planned
+def _play_rounds(arena: Arena, st: Store, run_id: int, games: int, finish) -> list[tuple[int, list[str]]]:
+    """Plan rounds until ``games`` are planned, as the arena does: before each, store the games ``finish`` picks among those planned
     (at least every game before the basis, the arena waits for those), then rate in plan order."""
     stored: set[int] = set()
-    for _ in range(rounds):
-        planned = st.planned(run_id)
+    while len(planned := st.planned(run_id)) < games:
         basis = arena._adaptive_basis(run_id)
-        basis = max(0, len(planned) - ADAPTIVE_LAG_GAMES)
+        assert basis == max(0, len(planned) - adaptive_lag(len(planned)))
         for g in finish([g for g in planned if g.idx not in stored], basis):
             st.record_game(_result(arena, run_id, g.idx, g.seed, g.seats), lambda current: {})
             stored.add(g.idx)
@@ -48,14 +57,20 @@ def _play_rounds(arena: Arena, st: Store, run_id: int, rounds: int, finish) -> l
     return [(g.seed, g.seats) for g in st.planned(run_id)]
 
 
-def test_rounds_are_the_same_whatever_has_finished_beyond_the_lag(tmp_path):
+def test_the_lag_and_the_rounds_grow_with_the_run_to_a_bound():
+    assert [adaptive_lag(n) for n in (0, 100, 128, 300, 512, 5000)] == [64, 64, 64, 150, 256, 256]
+    assert [adaptive_round(n) for n in (0, 128, 300, 5000)] == [8, 8, 18, 32]
+    assert ADAPTIVE_LAG_GAMES == adaptive_lag(0) and ADAPTIVE_LAG_MAX == adaptive_lag(10**6)
+
+
+@pytest.mark.parametrize("games", [128, 420])
+def test_rounds_are_the_same_whatever_has_finished_beyond_the_lag(tmp_path, games):
     """One arena stores every planned game before each round (nothing in flight), the other only those before the basis,
     in a shuffled order: the same rounds. Once the lag is passed the ratings steer them (strong-twin, the close pair, gets
     the most matches), so the comparison is not of two round robins; every bot keeps about as many matches as the others
     (priority to the under-played: here, weak)."""
-    rounds = (ADAPTIVE_LAG_GAMES + 8 * ADAPTIVE_ROUND_GAMES) // ADAPTIVE_ROUND_GAMES
     a, sa, ra = _arena(tmp_path, "all")
-    every = _play_rounds(a, sa, ra, rounds, lambda pending, basis: pending)
+    every = _play_rounds(a, sa, ra, games, lambda pending, basis: pending)
     b, sb, rb = _arena(tmp_path, "lagged")
     rng = random.Random(1)
 
@@ -63,7 +78,7 @@ def test_rounds_are_the_same_whatever_has_finished_beyond_the_lag(tmp_path):
         due = [g for g in pending if g.idx < basis]
         return rng.sample(due, len(due))
 
-    assert _play_rounds(b, sb, rb, rounds, lagged) == every
+    assert _play_rounds(b, sb, rb, games, lagged) == every
     pairs = ["-".join(sorted(set(seats))) for _, seats in every[::2]]
     early, late = pairs[:(ADAPTIVE_LAG_GAMES + ADAPTIVE_ROUND_GAMES) // 2], pairs[(ADAPTIVE_LAG_GAMES + ADAPTIVE_ROUND_GAMES) // 2:]
     assert max(map(early.count, early)) - min(map(early.count, early)) <= 1, early   # no ratings yet: in turn
