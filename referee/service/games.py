@@ -238,7 +238,7 @@ class GameRun:
             if self.watchers:
                 self._push_watched()
             return
-        frame = self.enc.event_frame
+        enc = self.enc
         frames: list[tuple[int, bytes]] = []     # (visible_to, item frame), in log order
         private = False
         for i in range(start, end):
@@ -246,9 +246,9 @@ class GameRun:
             vis = e[3]
             if vis == PUBLIC:
                 if targets:
-                    frames.append((PUBLIC, frame(i, e)))
+                    frames.append((PUBLIC, enc.event_frame(i, e)))
             elif per_seat[vis] is not None:
-                frames.append((vis, frame(i, e, vis)))
+                frames.append((vis, enc.event_frame(i, e, vis)))
                 private = True
         if frames:
             # Item frames concatenate (see wire.batch_response): one queue entry per connection and step.
