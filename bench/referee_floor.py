@@ -109,8 +109,10 @@ class ReplayGame:
         return getattr(self._g, name)
 
 
-class ReplayEncoder:
-    """The request and event bytes of a :class:`ReplayGame`: pre-encoded, with this game's ids spliced in."""
+class ReplayEncoder(codec.GameEncoder):
+    """The request and event bytes of a :class:`ReplayGame`: pre-encoded, with this game's ids spliced in.
+    (A subclass: the compiled game run holds its encoder in a GameEncoder slot and calls it by C calls, which
+    dispatch to these overrides.)"""
 
     def __init__(self, game: ReplayGame, game_id: str):
         self.game, self.game_id = game, game_id

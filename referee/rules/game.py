@@ -28,7 +28,7 @@ from .events import PUBLIC, SHARED_EVENTS, Contract, DealResult, Decision, Event
 from .families import FAMILIES, Rules
 from .records import RECORD_FORMAT, game_record, replay_record
 from .rulesets import BidLevel, Ruleset, Table, get_ruleset
-from .views import full_state, seat_view, view_state
+from .views import full_state, seat_view
 
 __all__ = ["Game", "Phase", "Event", "EventKind", "Contract", "DealResult", "Outcome", "SeatView", "RECORD_FORMAT"]
 
@@ -601,7 +601,12 @@ class Game:
 
     def view_state(self, seat: int) -> tuple:
         """The live values behind :meth:`view` for ``seat``, uncopied, for fast encoders (:func:`.views.view_state`)."""
-        return view_state(self, seat)
+        # Here rather than in views.view_state (which calls this) so that the compiled engine reads its C slots.
+        if not 0 <= seat < self.players:   # hands[-1] would be another seat's hand
+            raise ValueError(f"no seat {seat} at a {self.players}-player table")
+        return (len(self.decks_dealt), self.dealer, self.phase, self.to_act, self.hands[seat], self._bids,
+                self.contract, self._partner_card, self._partner, self._sitting_out, self._leader,
+                self._trick_seats, self._trick_cards, self._tricks, self.tricks_won, self.scores, self._private[seat])
 
     def full_state(self) -> dict:
         """Everything, hidden cards included: for spectators once the game is over, and for tests."""

@@ -51,11 +51,7 @@ def view_state(g: Game, seat: int) -> tuple:
     :func:`seat_view` shows and nothing more; :func:`seat_view` stays the reference.
     The lists are the engine's own: read them, never mutate or keep them.
     """
-    if not 0 <= seat < g.players:   # hands[-1] would be another seat's hand
-        raise ValueError(f"no seat {seat} at a {g.players}-player table")
-    return (len(g.decks_dealt), g.dealer, g.phase, g.to_act, g.hands[seat], g._bids,
-            g.contract, g._partner_card, g._partner, g._sitting_out, g._leader,
-            g._trick_seats, g._trick_cards, g._tricks, g.tricks_won, g.scores, g._private[seat])
+    return g.view_state(seat)   # written in Game.view_state, where the compiled engine reads its C slots
 
 def full_state(g: Game) -> dict:
     """Everything, hidden cards included: for spectators once the game is over, and for tests."""

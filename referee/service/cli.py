@@ -10,6 +10,7 @@ it, in memory only, so lost at exit: a note on stderr says so), then the server 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import secrets
@@ -149,6 +150,9 @@ def serve(
     asyncio.run(_serve(cfg, drain_timeout, generated))
 
 
+GC_THRESHOLDS = (10_000, 10, 10)   # the referee's gc.set_threshold (see _serve)
+
+
 async def _serve(cfg: ServerConfig, drain_timeout: float, generated: bool) -> None:
     from .server import start
 
@@ -161,6 +165,12 @@ async def _serve(cfg: ServerConfig, drain_timeout: float, generated: bool) -> No
     except (OSError, ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
+    # The cyclic GC: what the server set up at start lives as long as it (frozen: never walked again), and the
+    # young generation is collected every 10,000 container allocations rather than 700 (a decision makes a few
+    # dozen; the game state is mostly untracked tuples, and few cycles form): ~0.3 us of CPU less a decision
+    # (docs/performance.md, "Session 8, round 2").
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     print(f"listening on {srv.address}", flush=True)
     if generated:
         print(f"control token: {cfg.control_token}", file=sys.stderr, flush=True)

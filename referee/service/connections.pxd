@@ -31,6 +31,7 @@ cdef class Connection:
 
     cpdef push(self, frame)
     cpdef push_request(self, Pending p)
+    cdef _woken(self)
     @cython.locals(n=Py_ssize_t, cap=Py_ssize_t, room=Py_ssize_t, size=Py_ssize_t, k=Py_ssize_t)
     cpdef take_batch(self, double now)
     @cython.locals(p=Pending)

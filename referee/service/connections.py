@@ -175,18 +175,27 @@ class Connection:
         if self.closed:
             return
         out = self.outbox
-        if out and type(out[-1]) is list:
+        if not out:
+            out.append([frame])
+            self._woken()
+        elif type(out[-1]) is list:
             out[-1].append(frame)
         else:
             out.append([frame])
-        if not self.in_flight:
-            self.wake.set()
 
     def push_request(self, p: Pending) -> None:
         """Queue a decision request (its frame is ``p.item``)."""
         if self.closed:
             return
-        self.outbox.append(p)
+        out = self.outbox
+        out.append(p)
+        if len(out) == 1:
+            self._woken()
+
+    def _woken(self) -> None:
+        # The writer is woken when the outbox stops being empty with nothing in flight, and by rearm() when what
+        # is in flight is all closed while the outbox holds something: so a push to an outbox that already
+        # held something needs no wake-up (asyncio.Event.set is a Python call: it was several a decision).
         if not self.in_flight:
             self.wake.set()
 

@@ -4,6 +4,7 @@
 cimport cython
 
 
+cpdef bytes _varint(n)
 cpdef bytes _uv(Py_ssize_t n)
 cpdef bytes _ld(bytes key, bytes body)
 

@@ -117,7 +117,8 @@ _CARD_B = [c.encode() for c in CARD_TEXT]
 _HAND_FIELD = [_ld(b"\x4a", c) for c in _CARD_B]
 #: The engine's display order of a hand (referee.rules.cards.sort_key): suit, then rank high to low.
 _HAND_ORDER = [(c // 6) * 6 + 5 - c % 6 for c in range(len(CARD_TEXT))]
-_hand_key = _HAND_ORDER.__getitem__
+#: SeatView.hand entry of the card at each place of that order: a hand sorts as plain ints, no key function.
+_HAND_FIELD_AT = [_HAND_FIELD[_HAND_ORDER.index(o)] for o in range(len(CARD_TEXT))]
 #: CardPlay{seat, card} bodies, by seat then card id (seat 0 is the default: omitted).
 _PLAY_BODY = [[(b"\x08" + _uv(s) if s else b"") + _ld(b"\x12", c) for c in _CARD_B] for s in range(_MAX_SEATS)]
 _VIEW_TRICK_PLAY = [[_ld(_key(16, 2), b) for b in row] for row in _PLAY_BODY]   # SeatView.trick entry
@@ -141,12 +142,26 @@ _TRICK_HEAD = [_EV_KIND[K.TRICK] + b"\x28" + _uv(s) for s in range(_MAX_SEATS)]
 _HAND_HEAD = [_EV_KIND[K.HAND] + b"\x28" + _uv(s) for s in range(_MAX_SEATS)]
 
 
-def _contract_bytes(c) -> bytes:
-    """The SeatView.contract field (11) of an engine Contract."""
-    body = ((b"\x08" + _uv(c.bidder) if c.bidder else b"") + (_ld(b"\x12", c.bid.encode()) if c.bid else b"")
+def _contract_body(c) -> bytes:
+    """The Contract message of an engine Contract."""
+    return ((b"\x08" + _uv(c.bidder) if c.bidder else b"") + (_ld(b"\x12", c.bid.encode()) if c.bid else b"")
             + (b"" if c.trump is None else _ld(b"\x1a", _STRAIN_B[c.trump])) + (b"\x20\x01" if c.alone else b"")
             + (b"\x28" + _uv(c.tricks_needed) if c.tricks_needed else b""))
-    return _ld(b"\x5a", body)
+
+
+def _contract_bytes(c) -> bytes:
+    """The SeatView.contract field (11) of an engine Contract."""
+    return _ld(b"\x5a", _contract_body(c))
+
+
+def _deal_result_bytes(d) -> bytes:
+    """The GameEvent.deal_result field (13) of an engine DealResult (present even when empty, as CopyFrom sets it)."""
+    body = b"".join(((b"\x08" + _uv(d.number) if d.number else b""), (b"\x10" + _uv(d.dealer) if d.dealer else b""),
+                     (b"\x18\x01" if d.thrown_in else b""), (b"\x20\x01" if d.ceded else b""),
+                     (b"" if d.contract is None else _ld(b"\x2a", _contract_body(d.contract))),
+                     (b"" if d.partner is None else b"\x30" + _uv(d.partner)),
+                     _packed(b"\x3a", d.tricks), _packed(b"\x42", d.points, _sv), _packed(b"\x4a", d.scores, _sv)))
+    return _ld(b"\x6a", body)
 
 
 def _trick_bytes(leader: int, plays, winner: int) -> bytes:
@@ -253,14 +268,17 @@ class GameEncoder:
             self._tricks_won, self._tricks_won_b = list(tricks_won), _packed(_K_TRICKS_WON, tricks_won)
         if scores != self._scores:
             self._scores, self._scores_b = list(scores), _packed(_K_SCORES, scores, _sv)
-        hf = _HAND_FIELD
+        ho = _HAND_ORDER
+        places = [ho[c] for c in hand]
+        places.sort()
+        hfa = _HAND_FIELD_AT
         if trick_seats:
             vtp = _VIEW_TRICK_PLAY
             trick = b"".join([vtp[s][c] for s, c in zip(trick_seats, trick_cards)])
         else:
             trick = b""
         out = b"".join((self.head[seat], self._deal_b, _PHASE_FIELD[phase], _TO_ACT[to_act],
-                        b"".join([hf[c] for c in sorted(hand, key=_hand_key)]), self._bids_b, self._contract_b,
+                        b"".join([hfa[o] for o in places]), self._bids_b, self._contract_b,
                         _PARTNER_CARD[partner_card], _PARTNER[partner], self._sitting_out_b, _LEADER[leader],
                         trick, self._tricks_b, self._tricks_won_b, self._scores_b))
         if private:
@@ -313,10 +331,8 @@ class GameEncoder:
             item = b"\x12" + _uv(len(ev)) + ev
             return b"\x0a" + _uv(len(item)) + item
         k = _EV_KIND.get(kind)
-        if k is None or kind == K.DEAL_END or kind == K.GAME_OVER:
-            # Rare (once per deal) or unknown (the reference raises ValueError): the reference conversion.
-            if type(data) is int and kind == K.DEAL_END:
-                e = self.game.log_entry(index)
+        if k is None or kind == K.GAME_OVER:
+            # Rare (once a game) or unknown (the reference raises ValueError): the reference conversion.
             return item_frame(ITEM_EVENT, event_to_proto(self.game_id, index, e, seat=seat).SerializeToString())
         parts = [self.gid_field, b"" if seat is None else b"\x10" + _uv(seat), b"\x18" + _uv(index) if index else b"", k,
                  b"" if actor is None else b"\x28" + _uv(actor)]
@@ -339,6 +355,10 @@ class GameEncoder:
         elif kind in FLAG_EVENTS:
             if data is not None:
                 parts.append(_FLAG_B[bool(data)])
+        elif kind == K.DEAL_END:   # once a deal; the engine's log keeps it compact (an int for data)
+            if type(data) is int:
+                data = self.game.log_entry(index)[2]
+            parts.append(_deal_result_bytes(data))
         elif kind == K.CONTRACT:
             bid, strain = data
             if bid:

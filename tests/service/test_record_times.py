@@ -43,3 +43,21 @@ def test_the_record_times_each_decision_and_places_each_fault(tmp_path):
             kinds.append(kind)
     assert "illegal" in kinds   # (a loaded machine may add a timeout or two)
     assert referee_played > len(kinds)   # forced moves (a seat's last card) too, not only fallbacks
+
+
+def test_decision_times_round_to_hundredths_as_round_does():
+    """The record's times (float32 ms) go through games._hundredths, a cheaper ``round(t, 2)``: the same doubles,
+    ties (exact halves of a hundredth, which float32 can hold) to even included."""
+    import random
+    from array import array
+
+    from referee.service.games import _hundredths
+
+    rng = random.Random(17)
+    times = array("f", [-1.0, 0.0, 0.005, 0.015, 0.125, 0.375, 2.5, 1.005, 10.0, 3e5]
+                  + [rng.uniform(0, 50) for _ in range(20_000)] + [rng.randrange(1 << 14) / 64 for _ in range(5_000)])
+    want = [None if t < 0 else round(t, 2) for t in times]
+    got = _hundredths(times)
+    assert got == want
+    assert json.dumps(got) == json.dumps(want)
+    assert sum(t * 100 % 1 == 0.5 for t in times if t >= 0) > 100   # exact ties were tested
