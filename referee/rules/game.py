@@ -600,8 +600,16 @@ class Game:
         return seat_view(self, seat)
 
     def view_state(self, seat: int) -> tuple:
-        """The live values behind :meth:`view` for ``seat``, uncopied, for fast encoders (:func:`.views.view_state`)."""
-        # Here rather than in views.view_state (which calls this) so that the compiled engine reads its C slots.
+        """The live values behind :meth:`view` for ``seat``, uncopied, for fast encoders (referee.wire).
+
+        ``(deal, dealer, phase, to_act, hand, bids, contract, partner_card, partner,
+        sitting_out, leader, trick_seats, trick_cards, tricks, tricks_won, scores, private)``
+        with cards, actions and bids as ids (``hand`` unsorted, ``bids`` as
+        (seat, action id), ``private`` as name -> card ids). Exactly what
+        :meth:`view` shows and nothing more; :func:`.views.seat_view` stays the reference.
+        The lists are the engine's own: read them, never mutate or keep them.
+        """
+        # A method (not a function in .views) so that the compiled engine reads its C slots.
         if not 0 <= seat < self.players:   # hands[-1] would be another seat's hand
             raise ValueError(f"no seat {seat} at a {self.players}-player table")
         return (len(self.decks_dealt), self.dealer, self.phase, self.to_act, self.hands[seat], self._bids,

@@ -14,7 +14,7 @@ from .events import SeatView
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["seat_view", "view_state", "full_state", "card_texts"]
+__all__ = ["seat_view", "full_state", "card_texts"]
 
 
 def card_texts(xs) -> list[str]:
@@ -40,18 +40,6 @@ def seat_view(g: Game, seat: int) -> SeatView:
         legal_actions=tuple(g.legal_actions()) if seat == g.to_act and g.outcome is None else (),
         family=g._family, target_score=g.target_score,
     )
-
-def view_state(g: Game, seat: int) -> tuple:
-    """The live values behind :func:`seat_view` for ``seat``, uncopied, for fast encoders (referee.wire).
-
-    ``(deal, dealer, phase, to_act, hand, bids, contract, partner_card, partner,
-    sitting_out, leader, trick_seats, trick_cards, tricks, tricks_won, scores, private)``
-    with cards, actions and bids as ids (``hand`` unsorted, ``bids`` as
-    (seat, action id), ``private`` as name -> card ids). Exactly what
-    :func:`seat_view` shows and nothing more; :func:`seat_view` stays the reference.
-    The lists are the engine's own: read them, never mutate or keep them.
-    """
-    return g.view_state(seat)   # written in Game.view_state, where the compiled engine reads its C slots
 
 def full_state(g: Game) -> dict:
     """Everything, hidden cards included: for spectators once the game is over, and for tests."""
