@@ -600,13 +600,14 @@ class Arena:
         ups = schedule.lineups(names, self.rs, self.players, self.cfg.lineup)
         mirrored = self.cfg.lineup == "mirrored" and self.table.teams < self.players
         per_match = len(schedule.rotations(ups[0], mirrored)) if self.cfg.duplicate else 1
-        planned = len(self._planned(run_id))
+        plan = self._planned(run_id)
+        planned = len(plan)
         # On the ratings after the games planned up to the lag, whatever has finished meanwhile: the same command and
         # seed plan the same rounds (_play waits for those games first).
         ratings = self.store.ratings_after(self.pool, run_id, self._adaptive_basis(run_id), self.versions)
         left = -(-max(1, self.cfg.games - planned) // per_match)  # matches still to plan
-        matches = min(left, max(1, adaptive_round(planned) // per_match))
-        match_seats = {g.match: g.seats for g in self._planned(run_id)}  # the last game's seats of each match
+        matches = min(left, max(1, self._adaptive_window(planned)[1] // per_match))
+        match_seats = {g.match: g.seats for g in plan}  # the last game's seats of each match
         first_match = max(match_seats, default=-1) + 1
         played = Counter(schedule.lineup_key(s, mirrored) for s in match_seats.values())
         counts = [played[schedule.lineup_key(u, mirrored)] for u in ups]
@@ -634,7 +635,7 @@ class Arena:
         """The planned games the next adaptive round is chosen on: all but the last :func:`adaptive_lag` (those that
         may still be in flight when it is planned)."""
         planned = len(self._planned(run_id))
-        return max(0, planned - adaptive_lag(planned))
+        return max(0, planned - self._adaptive_window(planned)[0])
 
     def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
         """The table's adjacent pairs (upper, lower, significantly apart at 95%) as of the adaptive basis (the
