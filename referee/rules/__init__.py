@@ -11,15 +11,10 @@ Start here::
 
 import os as _os
 
-if _os.environ.get("PEPPER_PURE"):
-    # PEPPER_PURE=1: the .py sources even where compiled modules sit beside them (the differential test,
-    # the pure-Python smoke run). This package's and its subpackages' folders get a finder that knows only
-    # source and bytecode files, before any submodule is imported.
-    from importlib.machinery import BYTECODE_SUFFIXES, SOURCE_SUFFIXES, FileFinder, SourceFileLoader, SourcelessFileLoader
-    from sys import path_importer_cache as _cache
+from .sources import is_compiled as _is_compiled
+from .sources import prefer_sources as _prefer_sources
 
-    for _d in (__path__[0], _os.path.join(__path__[0], "families")):
-        _cache[_d] = FileFinder(_d, (SourceFileLoader, SOURCE_SUFFIXES), (SourcelessFileLoader, BYTECODE_SUFFIXES))
+_prefer_sources(__path__[0], _os.path.join(__path__[0], "families"))   # PEPPER_PURE=1: the .py files
 
 from . import game as _game
 from .actions import ACTIONS, BID_NAMES, Action, ActionKind
@@ -44,7 +39,7 @@ from .rulesets import BUILTIN_RULESETS, BidLevel, Ruleset, Table, get_ruleset, l
 from .status import GameStatus, SeatStatus
 
 #: Whether the compiled engine is loaded (setup.py's COMPILED_MODULES built and imported), not its .py source.
-COMPILED: bool = _os.path.splitext(_game.__file__)[1] not in (".py", ".pyc")
+COMPILED: bool = _is_compiled(_game)
 
 __all__ = [
     "ACTIONS", "BID_NAMES", "Action", "ActionKind", "CARDS", "Card", "Rank", "Strain", "Suit", "card_strength",

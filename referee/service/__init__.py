@@ -8,21 +8,16 @@ The per-decision path (:mod:`.enforcement`, :mod:`.connections`, :mod:`.games`) 
 ``.py`` files even where built.
 """
 
-import os as _os
+from referee.rules.sources import is_compiled as _is_compiled
+from referee.rules.sources import prefer_sources as _prefer_sources
 
-if _os.environ.get("PEPPER_PURE"):
-    # As in referee.rules: this folder gets a finder that knows only source and bytecode files.
-    from importlib.machinery import BYTECODE_SUFFIXES, SOURCE_SUFFIXES, FileFinder, SourceFileLoader, SourcelessFileLoader
-    from sys import path_importer_cache as _cache
-
-    _cache[__path__[0]] = FileFinder(__path__[0], (SourceFileLoader, SOURCE_SUFFIXES),
-                                     (SourcelessFileLoader, BYTECODE_SUFFIXES))
+_prefer_sources(__path__[0])   # PEPPER_PURE=1: the .py files
 
 from . import games as _games
 from .config import Policy, ServerConfig
 from .server import RunningServer, start
 
 #: Whether the compiled per-decision path is loaded (setup.py's COMPILED_MODULES built and imported), not its .py source.
-COMPILED: bool = _os.path.splitext(_games.__file__)[1] not in (".py", ".pyc")
+COMPILED: bool = _is_compiled(_games)
 
 __all__ = ["Policy", "ServerConfig", "RunningServer", "start", "COMPILED"]

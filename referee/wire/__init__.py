@@ -10,15 +10,10 @@ Layering: ``referee.rules`` (stdlib) <- this package <- ``referee.service``.
 :data:`COMPILED` tells which is loaded, and ``PEPPER_PURE=1`` imports the ``.py`` files even where built.
 """
 
-import os as _os
+from referee.rules.sources import is_compiled as _is_compiled
+from referee.rules.sources import prefer_sources as _prefer_sources
 
-if _os.environ.get("PEPPER_PURE"):
-    # As in referee.rules: this folder gets a finder that knows only source and bytecode files.
-    from importlib.machinery import BYTECODE_SUFFIXES, SOURCE_SUFFIXES, FileFinder, SourceFileLoader, SourcelessFileLoader
-    from sys import path_importer_cache as _cache
-
-    _cache[__path__[0]] = FileFinder(__path__[0], (SourceFileLoader, SOURCE_SUFFIXES),
-                                     (SourcelessFileLoader, BYTECODE_SUFFIXES))
+_prefer_sources(__path__[0])   # PEPPER_PURE=1: the .py files
 
 from pepper_proto import PROTOCOL_VERSION
 from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
@@ -54,7 +49,7 @@ from .convert import (
 from .messages import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS, fallback_name
 
 #: Whether the compiled encoder is loaded (setup.py's COMPILED_MODULES built and imported), not its .py source.
-COMPILED: bool = _os.path.splitext(codec.__file__)[1] not in (".py", ".pyc")
+COMPILED: bool = _is_compiled(codec)
 
 __all__ = [
     "COMPILED", "DEFAULT_DEADLINE_MS", "DEFAULT_TIME_BANK_MS", "PROTOCOL_VERSION", "bot_pb2", "control_pb2", "game_pb2", "messages", "ITEM_EVENT", "ITEM_GAME_END",
