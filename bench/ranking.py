@@ -34,14 +34,16 @@ start of play (the referee up and every bot process connected: the arena's
 first progress report) until the first N planned games are all stored, the
 moment ``pepper arena table --as-of N`` can show them: the latest
 ``finished_at`` among plan indexes below N, on the same clock (``time.time()``).
-The median over the runs is the time column; the figure before it, N divided by
-the run's mean games per second (start-up included), is printed beside it: it
-flattered an adaptive run, which keeps few games in flight at its start (at
-most about 72 until 128 games are planned), where its N games are played. A run
-shorter than the largest N is lengthened to it, with a note. An adaptive run
-waits, before each round, for the games planned up to the lag, exactly as in a
-user's run; each run prints the most games it had in flight, the mean over
-time, its time to N and its start-up.
+The time column is the median over the runs, ``(paired)`` the median of each
+round's ratio to naive (the drifting load moves it less). Beside them, the
+figure before this one: N divided by the run's mean games per second (start-up
+included), which took neither an adaptive run's slow start (at most about 72
+games in flight until 128 are planned) nor a planned run's convoy (its first
+320 games in flight at once finish together) into account. A run shorter than
+the largest N is lengthened to it, with a note. An adaptive run waits, before
+each round, for the games planned up to the lag, exactly as in a user's run;
+each run prints the most games it had in flight, the mean over time, its time
+to N and its start-up.
 
 ``speed``: only those arena runs, at ``--deal-cap`` (``--deal-cap 200``:
 whole games, whose seeds would take hours to play in process): each mode's
@@ -304,7 +306,8 @@ def _games(g, cap: int) -> str:
 def _ranking_wallclock(a, res: dict) -> dict:
     """``ranking --wallclock RUNS``: each mode's time to its games to the right order N, measured in real arena runs as
     the seconds from the start of play until the first N planned games were all stored (the median over the runs:
-    ``seconds``), beside the figure before it, N / the run's mean games per second (``seconds_by_rate``)."""
+    ``seconds``), beside the figure before it, N / the run's mean games per second (``seconds_by_rate``); the ratios to
+    naive of both and the median of each round's ratio (:func:`paired_ratio`)."""
     need = {m: r["games"] for m, r in res.items() if r["games"]}
     games = a.arena_games
     if need and max(need.values()) > games:  # a shorter run would not store the first N games
@@ -323,22 +326,30 @@ def _ranking_wallclock(a, res: dict) -> dict:
         r["arena_rate"] = statistics.median(x["rate"] for x in rr)
         r["arena_runs"] = rr
         r["seconds_by_rate"] = r["games"] / r["arena_rate"] if r["games"] else None
-        times = [x["seconds_to_first"].get(r["games"]) for x in rr] if r["games"] else []
-        # The median of the runs that stored all N (a run that did not says so in its line); None if none did.
-        times = [t for t in times if t is not None]
+        # Per run (None: it did not store all N, and says so in its line); the median of those that did.
+        r["seconds_runs"] = [x["seconds_to_first"].get(r["games"]) for x in rr] if r["games"] else [None] * len(rr)
+        times = [t for t in r["seconds_runs"] if t is not None]
         r["seconds"] = statistics.median(times) if times else None
-        r["seconds_runs"] = times
     base = res.get("naive", {})
     print(f"{'mode':9} {'games to 80%':>12} {'s to N':>7} {'N/rate s':>8} {'vs naive games':>15} {'vs naive s':>11} "
-          f"{'(by rate)':>9} {'right at end':>13}")
+          f"{'(paired)':>9} {'(by rate)':>9} {'right at end':>13}")
     for mode, r in res.items():
         r["ratio_games"] = _ratio(r["games"], base.get("games"))
         r["ratio_seconds"] = _ratio(r["seconds"], base.get("seconds"))
+        r["ratio_seconds_paired"] = paired_ratio(r["seconds_runs"], base.get("seconds_runs", []))
         r["ratio_seconds_by_rate"] = _ratio(r["seconds_by_rate"], base.get("seconds_by_rate"))
         print(f"{mode:9} {_games(r['games'], a.max_games):>12} {_num(r['seconds']):>7} {_num(r['seconds_by_rate']):>8} "
-              f"{_num(r['ratio_games']):>15} {_num(r['ratio_seconds']):>11} {_num(r['ratio_seconds_by_rate']):>9} "
-              f"{100 * r['right_at_end']:12.0f}%")
+              f"{_num(r['ratio_games']):>15} {_num(r['ratio_seconds']):>11} {_num(r['ratio_seconds_paired']):>9} "
+              f"{_num(r['ratio_seconds_by_rate']):>9} {100 * r['right_at_end']:12.0f}%")
     return res
+
+
+def paired_ratio(times: list[float | None], base: list[float | None]) -> float | None:
+    """The median over rounds of interleaved runs of a mode's time over the baseline's in the same round: the runs of
+    a round are minutes apart at most, so the machine's load, which drifts, cancels more than in the ratio of medians.
+    Rounds where either did not store all its N are left out; None when none is left."""
+    ratios = [t / b for t, b in zip(times, base) if t is not None and b]
+    return statistics.median(ratios) if ratios else None
 
 
 # ----------------------------------------------------------------------------- wall clock through the arena

@@ -78,6 +78,11 @@ def test_the_time_to_the_first_n_planned_games_is_that_of_the_last_of_them_store
     st.close()
 
 
+def test_the_paired_ratio_is_the_median_of_each_rounds_ratio_leaving_out_rounds_without_a_time():
+    assert ranking.paired_ratio([1.0, 3.0, 2.0, None], [2.0, 3.0, 8.0, 4.0]) == 0.5       # 0.5, 1.0, 0.25
+    assert ranking.paired_ratio([1.0, None], [None, 2.0]) is None
+
+
 def test_ranking_wallclock_times_the_first_n_planned_games_of_a_real_arena_run(capsys):
     """`ranking --wallclock 1` with N (20 games: one checkpoint, a two-bot ladder far apart) above --arena-games (16): the
     run is lengthened to N with a note, its line gives its time to N, and the JSON carries that time (from the start of
@@ -93,5 +98,5 @@ def test_ranking_wallclock_times_the_first_n_planned_games_of_a_real_arena_run(c
     assert found, run
     [one] = r["arena_runs"]
     assert r["seconds"] == one["seconds_to_first"]["20"] and abs(float(found[1]) - r["seconds"]) < 0.01
-    assert abs(r["seconds_by_rate"] - 20 / r["arena_rate"]) < 1e-9
+    assert abs(r["seconds_by_rate"] - 20 / r["arena_rate"]) < 1e-9 and r["seconds_runs"] == [r["seconds"]]
     assert 0 < r["seconds"] < one["games"] / one["rate"] - one["startup_s"] + 1e-6, r   # within the run, start-up out
