@@ -26,14 +26,24 @@ of arena.tournament.adaptive_round games, each on the ratings after all but the 
 adaptive_lag planned games (both grow with the run) (those the arena may still have in flight).
 
 ``--wallclock RUNS`` replaces the CPU seconds by wall-clock ones that are
-honest about games in flight: each mode's games to the right order divided by
-the median games per second of RUNS real arena runs of that mode (the ``Arena``
+honest about games in flight: RUNS real arena runs of each mode (the ``Arena``
 of ``pepper arena run``: a referee subprocess, a heuristic bot process per
-rung, default concurrency, runs interleaved across modes). An adaptive run
-there waits, before each round, for the games planned up to the lag, exactly as
-in a user's run, so whatever its planning costs in games in flight shows in its
-games per second; each run prints the most games it had in flight and the mean
-over time.
+rung, default concurrency, ``--arena-games`` games, runs interleaved across
+modes), and for each mode's games to the right order N the seconds from the
+start of play (the referee up and every bot process connected: the arena's
+first progress report) until the first N planned games are all stored, the
+moment ``pepper arena table --as-of N`` can show them: the latest
+``finished_at`` among plan indexes below N, on the same clock (``time.time()``).
+The time column is the median over the runs, ``(paired)`` the median of each
+round's ratio to naive (the drifting load moves it less). Beside them, the
+figure before this one: N divided by the run's mean games per second (start-up
+included), which took neither an adaptive run's slow start (at most about 72
+games in flight until 128 are planned) nor a planned run's convoy (its first
+320 games in flight at once finish together) into account. A run shorter than
+the largest N is lengthened to it, with a note. An adaptive run waits, before
+each round, for the games planned up to the lag, exactly as in a user's run;
+each run prints the most games it had in flight, the mean over time, its time
+to N and its start-up.
 
 ``speed``: only those arena runs, at ``--deal-cap`` (``--deal-cap 200``:
 whole games, whose seeds would take hours to play in process): each mode's
@@ -270,21 +280,76 @@ def ranking(a) -> dict:
         res[mode] = {"games": g, "seconds": None if g is None else g * per_game, "s_per_game": per_game,
                      "right_at_end": sum(m[-1][1] for m in marks) / len(marks)}
     if a.wallclock:
-        print(f"wall clock: {a.wallclock} real arena runs of {a.arena_games} games per mode (median games/s)")
-        for mode, rate in wallclock(list(res), a.arena_games, a.deal_cap, a.wallclock).items():
-            res[mode]["arena_rate"] = rate
-            res[mode]["seconds"] = None if res[mode]["games"] is None else res[mode]["games"] / rate
+        return _ranking_wallclock(a, res)
     base = res.get("naive", {})
-    what = "arena s" if a.wallclock else "cpu s"
-    print(f"{'mode':9} {'games to 80%':>12} {what:>8} {'vs naive games':>15} {'vs naive s':>11} {'right at end':>13}")
+    print(f"{'mode':9} {'games to 80%':>12} {'cpu s':>8} {'vs naive games':>15} {'vs naive s':>11} {'right at end':>13}")
     for mode, r in res.items():
-        rg = (r["games"] / base["games"]) if r["games"] and base.get("games") else None
-        rsec = (r["seconds"] / base["seconds"]) if r["seconds"] and base.get("seconds") else None
+        rg, rsec = _ratio(r["games"], base.get("games")), _ratio(r["seconds"], base.get("seconds"))
         r["ratio_games"], r["ratio_seconds"] = rg, rsec
-        print(f"{mode:9} {r['games'] if r['games'] else '>' + str(a.max_games):>12} "
-              f"{r['seconds'] or float('nan'):8.2f} {rg or float('nan'):15.2f} {rsec or float('nan'):11.2f} "
+        print(f"{mode:9} {_games(r['games'], a.max_games):>12} {_num(r['seconds']):>8} {_num(rg):>15} {_num(rsec):>11} "
               f"{100 * r['right_at_end']:12.0f}%")
     return res
+
+
+def _ratio(x, base):
+    return x / base if x and base else None
+
+
+def _num(x) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def _games(g, cap: int) -> str:
+    return str(g) if g else f">{cap}"
+
+
+def _ranking_wallclock(a, res: dict) -> dict:
+    """``ranking --wallclock RUNS``: each mode's time to its games to the right order N, measured in real arena runs as
+    the seconds from the start of play until the first N planned games were all stored (the median over the runs:
+    ``seconds``), beside the figure before it, N / the run's mean games per second (``seconds_by_rate``); the ratios to
+    naive of both and the median of each round's ratio (:func:`paired_ratio`)."""
+    need = {m: r["games"] for m, r in res.items() if r["games"]}
+    games = a.arena_games
+    if need and max(need.values()) > games:  # a shorter run would not store the first N games
+        longest = max(need, key=need.get)
+        print(f"note: --arena-games {games} is fewer than the {need[longest]} games {longest} needs: "
+              f"arena runs of {need[longest]} games instead")
+        games = need[longest]
+    missing = [m for m, r in res.items() if not r["games"]]
+    print(f"wall clock: {a.wallclock} real arena runs of {games} games per mode, interleaved; time to N = seconds from "
+          "the start of play (referee up, bots connected) until the first N planned games are all stored (median)"
+          + (f"; no N, not timed: {', '.join(missing)}" if missing else ""))
+    runs = wallclock(list(res), games, a.deal_cap, a.wallclock, first=need)
+    for mode, r in res.items():
+        rr = runs[mode]
+        r["arena_games"] = games
+        r["arena_rate"] = statistics.median(x["rate"] for x in rr)
+        r["arena_runs"] = rr
+        r["seconds_by_rate"] = r["games"] / r["arena_rate"] if r["games"] else None
+        # Per run (None: it did not store all N, and says so in its line); the median of those that did.
+        r["seconds_runs"] = [x["seconds_to_first"].get(r["games"]) for x in rr] if r["games"] else [None] * len(rr)
+        times = [t for t in r["seconds_runs"] if t is not None]
+        r["seconds"] = statistics.median(times) if times else None
+    base = res.get("naive", {})
+    print(f"{'mode':9} {'games to 80%':>12} {'s to N':>7} {'N/rate s':>8} {'vs naive games':>15} {'vs naive s':>11} "
+          f"{'(paired)':>9} {'(by rate)':>9} {'right at end':>13}")
+    for mode, r in res.items():
+        r["ratio_games"] = _ratio(r["games"], base.get("games"))
+        r["ratio_seconds"] = _ratio(r["seconds"], base.get("seconds"))
+        r["ratio_seconds_paired"] = paired_ratio(r["seconds_runs"], base.get("seconds_runs", []))
+        r["ratio_seconds_by_rate"] = _ratio(r["seconds_by_rate"], base.get("seconds_by_rate"))
+        print(f"{mode:9} {_games(r['games'], a.max_games):>12} {_num(r['seconds']):>7} {_num(r['seconds_by_rate']):>8} "
+              f"{_num(r['ratio_games']):>15} {_num(r['ratio_seconds']):>11} {_num(r['ratio_seconds_paired']):>9} "
+              f"{_num(r['ratio_seconds_by_rate']):>9} {100 * r['right_at_end']:12.0f}%")
+    return res
+
+
+def paired_ratio(times: list[float | None], base: list[float | None]) -> float | None:
+    """The median over rounds of interleaved runs of a mode's time over the baseline's in the same round: the runs of
+    a round are minutes apart at most, so the machine's load, which drifts, cancels more than in the ratio of medians.
+    Rounds where either did not store all its N are left out; None when none is left."""
+    ratios = [t / b for t, b in zip(times, base) if t is not None and b]
+    return statistics.median(ratios) if ratios else None
 
 
 # ----------------------------------------------------------------------------- wall clock through the arena
@@ -296,9 +361,24 @@ ARENA_MODES = {  # how each mode runs in `pepper arena run` (naive: no arena mod
     "naive": {"duplicate": False, "adaptive": False}}
 
 
-def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, int, float]:
-    """Games per second, the most games in flight at once and the mean over time, of a real arena run (referee subprocess, 5 heuristic bot processes, default concurrency)
-    of ``mode``'s configuration, iowa cut to ``deal_cap`` deals."""
+def seconds_to_first(store, run_id: int, n: int, start: float) -> float | None:
+    """Seconds from ``start`` (a ``time.time()``, the clock of the store's ``finished_at``) until every one of run
+    ``run_id``'s first ``n`` planned games was stored: what ``pepper arena table --as-of n`` needs. Games finish out of
+    plan order, so it is the latest ``finished_at`` among plan indexes below ``n``, not that of the n-th game stored.
+    None when some of them are not stored (a run shorter than ``n``, or a game left unplayed)."""
+    count, last = store.db.execute("SELECT COUNT(*), MAX(finished_at) FROM games WHERE run_id = ? AND idx < ?",
+                                   (run_id, n)).fetchone()
+    return last - start if n > 0 and count == n else None
+
+
+def arena_rate(mode: str, games: int, deal_cap: int, seed: int, first: tuple[int, ...] = ()) -> dict:
+    """One real arena run (referee subprocess, 5 heuristic bot processes, default concurrency) of ``mode``'s
+    configuration, iowa cut to ``deal_cap`` deals: its games per second over the whole run (``rate``: from the call,
+    the referee's and the bots' start-up included, as the figures before issue 13's time-to-order), the most games in
+    flight at once and the mean over time, the start-up (``startup_s``: until the arena, the referee up and every bot
+    process connected, first reports progress, just before it creates the first game: the start of play), and for each
+    n of ``first`` the seconds from the start of play until the first n planned games were all stored
+    (:func:`seconds_to_first`; None when the run is shorter)."""
     import asyncio
     import tempfile
 
@@ -306,6 +386,12 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, 
     from arena.tournament import Arena, RunConfig
 
     root = Path(__file__).resolve().parent.parent
+    started: list[float] = []  # time.time() at the arena's first progress report: the start of play
+
+    def on_progress(_progress) -> None:
+        if not started:
+            started.append(time.time())
+
     with tempfile.TemporaryDirectory() as d:
         rules = Path(d) / "cut.toml"
         rules.write_text(f'name = "iowa-cut"\nextends = "iowa"\ndeal_cap = {deal_cap}\n')
@@ -315,24 +401,35 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int) -> tuple[float, 
             st.add_bot(n, "command", command="{python} -m sample_bots heuristic", cwd=str(root))
         cfg = RunConfig(ruleset=str(rules), games=games, seed=seed, bots=names, db=str(Path(d) / "bench.db"),
                         log_dir=str(Path(d) / "logs"), **ARENA_MODES[mode])
-        t0 = time.perf_counter()
-        _, prog = asyncio.run(Arena(cfg, st).run())
+        t0, w0 = time.perf_counter(), time.time()
+        run_id, prog = asyncio.run(Arena(cfg, st, on_progress).run())
         dt = time.perf_counter() - t0
+        to_first = {n: seconds_to_first(st, run_id, n, started[0]) for n in first}
         st.close()
-    return prog.done / dt, prog.most_in_flight, prog.mean_in_flight()
+    return {"rate": prog.done / dt, "most_in_flight": prog.most_in_flight, "mean_in_flight": prog.mean_in_flight(),
+            "startup_s": started[0] - w0, "games": prog.done, "seconds_to_first": to_first}
 
 
-def wallclock(modes: list[str], games: int, deal_cap: int, runs: int) -> dict[str, float]:
-    """The median games per second of each mode's arena runs, ``runs`` each, interleaved (the machine's load
-    drifts)."""
-    rates: dict[str, list[float]] = {m: [] for m in modes}
+def wallclock(modes: list[str], games: int, deal_cap: int, runs: int,
+              first: dict[str, int] | None = None) -> dict[str, list[dict]]:
+    """Each mode's ``runs`` arena runs (:func:`arena_rate`), interleaved (the machine's load drifts), timing for each
+    mode the first ``first[mode]`` planned games, if given."""
+    first = first or {}
+    out: dict[str, list[dict]] = {m: [] for m in modes}
     for k in range(runs):
         for m in modes:
-            rate, flying, mean = arena_rate(m, games, deal_cap, seed=k + 1)
-            rates[m].append(rate)
-            print(f"  arena run {k + 1}/{runs}, {m}: {rate:.1f} games/s, at most {flying} games in flight, "
-                  f"{mean:.0f} on average", flush=True)
-    return {m: statistics.median(r) for m, r in rates.items()}
+            n = first.get(m)
+            r = arena_rate(m, games, deal_cap, seed=k + 1, first=(n,) if n else ())
+            out[m].append(r)
+            line = (f"  arena run {k + 1}/{runs}, {m}: {r['rate']:.1f} games/s, at most {r['most_in_flight']} games in "
+                    f"flight, {r['mean_in_flight']:.0f} on average")
+            if n:
+                s = r["seconds_to_first"][n]
+                line += (f", first {n} planned games stored {s:.2f} s into play" if s is not None
+                         else f", first {n} planned games NOT all stored ({r['games']} games)")
+                line += f" (start-up {r['startup_s']:.2f} s)"
+            print(line, flush=True)
+    return out
 
 
 def speed(a) -> dict:
@@ -341,7 +438,8 @@ def speed(a) -> dict:
     (``--deal-cap 200``, whole games)."""
     modes = a.modes.split(",")
     print(f"iowa cut to {a.deal_cap} deals: {a.wallclock or 3} real arena runs of {a.arena_games} games per mode")
-    rates = wallclock(modes, a.arena_games, a.deal_cap, a.wallclock or 3)
+    runs = wallclock(modes, a.arena_games, a.deal_cap, a.wallclock or 3)
+    rates = {m: statistics.median(r["rate"] for r in rs) for m, rs in runs.items()}
     base = rates.get("naive")
     for m, r in rates.items():
         print(f"{m:9} {r:6.1f} games/s" + (f", {r / base:.2f} of naive's" if base else ""))
@@ -373,8 +471,9 @@ def main(argv=None) -> int:
                     help="the ladder's rates of random play, comma-separated (default 0,0.2,0.4,0.6,0.8)")
     ap.add_argument("--wallclock", type=int, default=0, metavar="RUNS",
                     help="ranking: time each mode by RUNS real arena runs (`pepper arena run`'s Arena: referee, bot "
-                         "processes) and report arena seconds instead of CPU seconds")
-    ap.add_argument("--arena-games", type=int, default=480, help="--wallclock: games per arena run")
+                         "processes): the seconds until the first N planned games are stored, N the mode's games "
+                         "to the right order, instead of CPU seconds")
+    ap.add_argument("--arena-games", type=int, default=480, help="--wallclock: games per arena run (ranking: at least the largest N)")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
     a = ap.parse_args(argv)
     if a.what == "verify" and a.games == 800:

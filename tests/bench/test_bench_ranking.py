@@ -1,5 +1,6 @@
 """bench/ranking.py: its measurement of the rating scale runs and shows the mixed-line-up drift of the unweighted
-model, and its count of games to the right order reads the checkpoints as documented."""
+model, its count of games to the right order reads the checkpoints as documented, and its wall clock times the first
+N planned games of a real arena run until the last of them is stored."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import importlib.util
 import json
 import re
 from pathlib import Path
+
+from arena.schedule import plan
+from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
 
 _spec = importlib.util.spec_from_file_location("bench_ranking", Path(__file__).resolve().parents[2] / "bench" / "ranking.py")
 ranking = importlib.util.module_from_spec(_spec)
@@ -41,3 +45,58 @@ def test_speed_times_real_arena_runs_and_reports_the_games_in_flight(capsys):
     assert found, run
     most, mean = int(found[1]), int(found[2])
     assert 0 < mean <= most <= 16, run
+
+
+def _game(run_id: int, idx: int) -> NewGame:
+    seats = tuple(Seat(s, bot, SeatStatus.OK, Faults(), 42 if s % 2 == 0 else 10, s % 2 == 0)
+                  for s, bot in enumerate(["a", "b", "a", "b"]))
+    return NewGame(run_id, idx, "iowa/4p", "iowa", 4, 1, GameStatus.COMPLETED, 0.1, seats, {"format": "pepper-game/1"})
+
+
+def test_the_time_to_the_first_n_planned_games_is_that_of_the_last_of_them_stored(tmp_path):
+    """Games are stored out of plan order: the time to the first N planned games is the latest finished_at among plan
+    indexes below N (not that of the N-th game stored, nor of plan index N-1), and None until all N are stored."""
+    st = Store(tmp_path / "arena.db")
+    run, _ = st.find_or_create_run({"ruleset": "iowa", "players": 4, "games": 8, "seed": 1},
+                                   plan(["a", "b"], "iowa", 4, 8, seed=1))
+    other, _ = st.find_or_create_run({"ruleset": "iowa", "players": 4, "games": 8, "seed": 2},
+                                     plan(["a", "b"], "iowa", 4, 8, seed=2))
+    finished = {2: 101.0, 0: 102.0, 5: 103.0, 1: 104.0, 3: 105.0, 4: 106.0}   # plan index -> finished_at, stored in this order
+    for idx, at in finished.items():
+        gid = st.record_game(_game(run, idx), lambda current: {})
+        st.db.execute("UPDATE games SET finished_at = ? WHERE id = ?", (at, gid))
+    gid = st.record_game(_game(other, 0), lambda current: {})       # another run's game, stored last of all
+    st.db.execute("UPDATE games SET finished_at = 200.0 WHERE id = ?", (gid,))
+    st.db.commit()
+    to = ranking.seconds_to_first
+    assert to(st, run, 1, 100.0) == 2.0          # plan index 0, stored second
+    assert to(st, run, 2, 100.0) == 4.0          # index 1 is the last of 0 and 1 stored (after index 5)
+    assert to(st, run, 3, 100.0) == 4.0          # index 2 was stored first of all
+    assert to(st, run, 6, 100.0) == 6.0
+    assert to(st, run, 7, 100.0) is None         # index 6 is not stored
+    assert to(st, other, 1, 100.0) == 100.0
+    st.close()
+
+
+def test_the_paired_ratio_is_the_median_of_each_rounds_ratio_leaving_out_rounds_without_a_time():
+    assert ranking.paired_ratio([1.0, 3.0, 2.0, None], [2.0, 3.0, 8.0, 4.0]) == 0.5       # 0.5, 1.0, 0.25
+    assert ranking.paired_ratio([1.0, None], [None, 2.0]) is None
+
+
+def test_ranking_wallclock_times_the_first_n_planned_games_of_a_real_arena_run(capsys):
+    """`ranking --wallclock 1` with N (20 games: one checkpoint, a two-bot ladder far apart) above --arena-games (16): the
+    run is lengthened to N with a note, its line gives its time to N, and the JSON carries that time (from the start of
+    play, so under the whole run's) beside N / the run's mean games per second."""
+    ranking.main(["ranking", "--seeds", "1", "--max-games", "20", "--rates", "0,1", "--modes", "adaptive",
+                  "--deal-cap", "1", "--wallclock", "1", "--arena-games", "16", "--json"])
+    lines = capsys.readouterr().out.splitlines()
+    r = json.loads(lines[-1])["adaptive"]
+    assert r["games"] == 20 and r["arena_games"] == 20, r
+    assert any(line.startswith("note: --arena-games 16 is fewer than the 20 games adaptive needs") for line in lines)
+    run = next(line for line in lines if "arena run 1/1, adaptive" in line)
+    found = re.search(r"first 20 planned games stored ([0-9.]+) s into play \(start-up ([0-9.]+) s\)", run)
+    assert found, run
+    [one] = r["arena_runs"]
+    assert r["seconds"] == one["seconds_to_first"]["20"] and abs(float(found[1]) - r["seconds"]) < 0.01
+    assert abs(r["seconds_by_rate"] - 20 / r["arena_rate"]) < 1e-9 and r["seconds_runs"] == [r["seconds"]]
+    assert 0 < r["seconds"] < one["games"] / one["rate"] - one["startup_s"] + 1e-6, r   # within the run, start-up out
