@@ -27,9 +27,10 @@ cdef class Connection:
     cdef public set seats
     cdef public ClosedIds closed_ids
     cdef public double start, _timer_at
-    cdef public bint rush, closed
+    cdef public bint rush, closed, ready, live_events
 
     cpdef push(self, frame)
+    cpdef push_event(self, frame)
     cpdef push_request(self, Pending p)
     cdef _woken(self)
     @cython.locals(n=Py_ssize_t, cap=Py_ssize_t, room=Py_ssize_t, size=Py_ssize_t, k=Py_ssize_t)

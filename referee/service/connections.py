@@ -14,6 +14,17 @@ A hung bot: after its head times out, every request already waiting on the
 connection starts its clock at once (not one after another, which would take
 a queue of n requests n deadlines plus n banks to fault); the next answer
 message returns the connection to one clock at a time.
+
+Events wait (docs/protocol.md, "Batches"): a game event goes out with the
+connection's next Batch that carries something else, a request, a game start
+or end, or a notice, not in a message of its own. Every seat gets a request or
+its game end after any event, so none is held for ever, and the bot sees the
+same items in the same order. At a few games in flight per connection, most
+messages held a single event for a seat that was not to act (half of a
+heuristic bot's messages in a 24-game arena run), and each message costs the
+referee and the bot far more than its items (docs/performance.md). A bot that
+wants every event as it happens (to think on the others' time) says so in its
+Hello (``live_events``, protocol 1.6).
 """
 
 from __future__ import annotations
@@ -146,8 +157,10 @@ class Connection:
     """
 
     def __init__(self, cid: str, bot_name: str, max_batch: int, on_expired: Callable[[Pending], None],
-                 idle: IdleBudget, max_batch_bytes: int = MAX_BATCH_BYTES):
+                 idle: IdleBudget, max_batch_bytes: int = MAX_BATCH_BYTES, live_events: bool = False):
         self.id, self.bot_name, self.max_batch, self.on_expired = cid, bot_name, max_batch, on_expired
+        self.live_events = live_events     # events are sent at once too, not with the next Batch (module docstring)
+        self.ready = False                 # the outbox holds more than events: the next Batch may go
         self.max_batch_bytes = max_batch_bytes   # a Batch message is at most this big (one bigger item goes alone)
         self.idle = idle                   # the bot's budget of messages with no work (shared by its connections)
         self.outbox: deque = deque()       # lists of item frames, and Pending requests, in order (see push)
@@ -171,14 +184,29 @@ class Connection:
     # connection does not pay per item) and Pending requests (kept apart: a
     # Batch holds at most max_batch of them, and a withdrawn one is skipped).
     def push(self, frame: bytes) -> None:
-        """Queue pre-serialized batch item frames (see :func:`referee.wire.item_frame`; several may be concatenated)."""
+        """Queue pre-serialized batch item frames (see :func:`referee.wire.item_frame`; several may be
+        concatenated) that go out with the next Batch: a game start or end, a notice."""
         if self.closed:
             return
         out = self.outbox
-        if not out:
+        if out and type(out[-1]) is list:
+            out[-1].append(frame)
+        else:
             out.append([frame])
+        if not self.ready:
+            self.ready = True
             self._woken()
-        elif type(out[-1]) is list:
+
+    def push_event(self, frame: bytes) -> None:
+        """Queue event frames: they wait for the next Batch that carries something else (the module docstring),
+        or go out like :meth:`push` on a connection with ``live_events``."""
+        if self.live_events:
+            self.push(frame)
+            return
+        if self.closed:
+            return
+        out = self.outbox
+        if out and type(out[-1]) is list:
             out[-1].append(frame)
         else:
             out.append([frame])
@@ -187,15 +215,15 @@ class Connection:
         """Queue a decision request (its frame is ``p.item``)."""
         if self.closed:
             return
-        out = self.outbox
-        out.append(p)
-        if len(out) == 1:
+        self.outbox.append(p)
+        if not self.ready:
+            self.ready = True
             self._woken()
 
     def _woken(self) -> None:
-        # The writer is woken when the outbox stops being empty with nothing in flight, and by rearm() when what
-        # is in flight is all closed while the outbox holds something: so a push to an outbox that already
-        # held something needs no wake-up (asyncio.Event.set is a Python call: it was several a decision).
+        # The writer is woken when the outbox becomes ready with nothing in flight, and by rearm() when what is
+        # in flight is all closed while the outbox is ready: so a push to a ready outbox needs no wake-up
+        # (asyncio.Event.set is a Python call: it was several a decision).
         if not self.in_flight:
             self.wake.set()
 
@@ -209,7 +237,7 @@ class Connection:
         It holds at most max_batch requests and, so that a client with gRPC's usual 4 MiB receive limit
         can read it, at most max_batch_bytes (an item bigger than that on its own goes alone); what does
         not fit waits for the next one. ``now``: the loop's time; the first request's clock starts then."""
-        if self.in_flight or not self.outbox:
+        if self.in_flight or not self.ready:
             return None
         items, n, out, fl, sent, cap = [], 0, self.outbox, self.in_flight, self._sent, self.max_batch
         room = self.max_batch_bytes - BATCH_OVERHEAD
@@ -246,6 +274,8 @@ class Connection:
             self._arm(sent[0].expires(now))
         elif out:
             self.wake.set()   # no request holds the next batch back: send the rest at once
+        # What a full Batch left behind goes with the next one, events included (it may be a request).
+        self.ready = bool(out)
         return wire.batch_response(items) if items else None
 
     # -- answers --------------------------------------------------------------
@@ -332,7 +362,7 @@ class Connection:
         when = self.next_expiry()
         if when is not None:
             self._arm(when)
-        elif self.outbox:
+        elif self.ready:
             self.wake.set()
 
     def _arm(self, when: float) -> None:

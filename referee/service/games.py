@@ -234,7 +234,7 @@ class GameRun:
             if targets:
                 f = self.enc.event_frame(start, log_[start])
                 for conn in targets:
-                    conn.push(f)
+                    conn.push_event(f)
             if self.watchers:
                 self._push_watched()
             return
@@ -255,12 +255,12 @@ class GameRun:
             if not private:
                 blob = b"".join([f for _, f in frames])
                 for conn in targets:
-                    conn.push(blob)
+                    conn.push_event(blob)
             else:
                 for conn in targets:
                     blob = b"".join([f for vis, f in frames if vis == PUBLIC or per_seat[vis] is conn])
                     if blob:
-                        conn.push(blob)
+                        conn.push_event(blob)
         if self.watchers:
             self._push_watched()
 

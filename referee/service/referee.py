@@ -99,14 +99,17 @@ class Referee:
                     f"answer; it may connect again in {wait:.1f} s (docs/security.md, \"1.\")")
         return None
 
-    def connect(self, bot_name: str, max_batch: int) -> Connection:
+    def connect(self, bot_name: str, max_batch: int, live_events: bool = False) -> Connection:
+        """A new connection of ``bot_name`` (its Hello asked for ``max_batch`` requests a Batch at most, 0: the
+        default, and for ``live_events``: see referee.service.connections)."""
         mb = self.config.default_batch if max_batch == 0 else min(max_batch, self.config.max_batch)
         idle = self.idle_budgets.get(bot_name)
         if idle is None:
             idle = self.idle_budgets[bot_name] = IdleBudget(asyncio.get_running_loop().time())
-        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired, idle, self.config.max_batch_bytes)
+        conn = Connection(f"c{next(self._cid)}-{bot_name}", bot_name, mb, _expired, idle, self.config.max_batch_bytes,
+                          live_events)
         self.conns.setdefault(bot_name, []).append(conn)
-        log.info("bot %s connected as %s (batch %d)", bot_name, conn.id, mb)
+        log.info("bot %s connected as %s (batch %d%s)", bot_name, conn.id, mb, ", live events" if live_events else "")
         return conn
 
     def disconnect(self, conn: Connection, reason: str) -> None:

@@ -67,7 +67,7 @@ class BotServicer:
         refused = ref.authenticate(hello.bot_name, hello.token, hello.protocol_version)
         if refused:
             await context.abort(getattr(grpc.StatusCode, refused[0]), refused[1])
-        conn = ref.connect(hello.bot_name, hello.max_batch)
+        conn = ref.connect(hello.bot_name, hello.max_batch, hello.live_events)
         reason = "stream ended"
         reader = None
         try:

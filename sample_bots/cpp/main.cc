@@ -26,7 +26,7 @@
 #include "strategy.h"
 
 #ifndef PEPPER_PROTOCOL_VERSION
-#define PEPPER_PROTOCOL_VERSION "1.5"  // the Makefile sets it from proto/VERSION
+#define PEPPER_PROTOCOL_VERSION "1.6"  // the Makefile sets it from proto/VERSION
 #endif
 
 namespace pb = pepper::v1;

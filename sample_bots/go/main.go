@@ -31,7 +31,7 @@ import (
 )
 
 // protocolVersion is the pepper.v1 version this bot speaks; the Makefile sets it from proto/VERSION.
-var protocolVersion = "1.5"
+var protocolVersion = "1.6"
 
 const (
 	// Keepalive as agreed with the referee (docs/protocol.md, "Keepalive"): a ping every 30 s, never under 20 s.

@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTOCOL_VERSION = '1.5';
+const PROTOCOL_VERSION = '1.6';
 /** Answers decided are sent once this long has passed since the Batch began or the last send (see above). */
 const FLUSH_AFTER_MS = 20;
 /**

@@ -18,6 +18,11 @@ class Bot:
     #: ``PEPPER_BOT_NAME`` gives one.
     name: str | None = None
 
+    #: Hear of every event as it happens (Hello.live_events, protocol 1.6), to think on the other seats' time. By
+    #: default the referee sends a seat's events with its next request or game end, in fewer messages: a bot that
+    #: only thinks when asked loses nothing and costs less (docs/protocol.md, "Batches").
+    live_events: bool = False
+
     def decide(self, view: dict) -> str:
         """Choose one of ``view["legal_actions"]`` and return it (its text, or its 0-based index).
 
@@ -51,6 +56,7 @@ class PolicyBot(Bot):
         self.name = name or getattr(policy, "name", None) or type(policy).__name__.lower()
         #: The runner converts and delivers events only to bots that want them.
         self.wants_events = callable(getattr(policy, "on_event", None))
+        self.live_events = bool(getattr(policy, "live_events", False))
 
     def decide(self, view: dict) -> str:
         return self.policy.decide(view)

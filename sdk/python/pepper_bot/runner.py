@@ -209,7 +209,8 @@ class Runner:
         """One Connect stream, from Hello to its end: (welcomed, status code, details)."""
         out: queue.SimpleQueue = queue.SimpleQueue()
         hello = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(
-            bot_name=self.name, protocol_version=PROTOCOL_VERSION, token=self.token, max_batch=self.max_batch))
+            bot_name=self.name, protocol_version=PROTOCOL_VERSION, token=self.token, max_batch=self.max_batch,
+            live_events=bool(getattr(self.bot, "live_events", False))))
 
         def requests():
             yield hello

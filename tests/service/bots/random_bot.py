@@ -21,7 +21,7 @@ Misbehaviour (``--mode``), for decisions number ``--after`` .. ``--after + --cou
     wrong-game  first answer naming another game (rejected), then the real answer
     stale       answer, then send that answer twice more with the next AnswerBatch (closed ids)
 
-``--record FILE`` appends every message received (4-byte big-endian length +
+``--live-events`` sets Hello.live_events (protocol 1.6). ``--record FILE`` appends every message received (4-byte big-endian length +
 serialized ConnectResponse) for audits; ``--summary FILE`` writes JSON counts at exit.
 """
 
@@ -83,7 +83,7 @@ class Bot:
     def requests(self):
         a = self.a
         yield bot_pb2.ConnectRequest(hello=bot_pb2.Hello(bot_name=a.name, protocol_version=a.protocol, token=a.token,
-                                                         max_batch=a.batch))
+                                                         max_batch=a.batch, live_events=a.live_events))
         while True:
             m = self.out.get()
             if m is None:
@@ -219,6 +219,7 @@ def main() -> int:
     ap.add_argument("--sleep-s", type=float, default=1.0)
     ap.add_argument("--tls-ca", default="")
     ap.add_argument("--record", default="")
+    ap.add_argument("--live-events", action="store_true", help="ask for every event as it happens (Hello.live_events)")
     ap.add_argument("--summary", default="")
     a = ap.parse_args()
     bot = Bot(a)

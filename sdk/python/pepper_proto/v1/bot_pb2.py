@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from pepper_proto.v1 import game_pb2 as pepper_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13pepper/v1/bot.proto\x12\tpepper.v1\x1a\x14pepper/v1/game.proto\"i\n\x0e\x43onnectRequest\x12!\n\x05hello\x18\x01 \x01(\x0b\x32\x10.pepper.v1.HelloH\x00\x12)\n\x07\x61nswers\x18\x02 \x01(\x0b\x32\x16.pepper.v1.AnswerBatchH\x00\x42\t\n\x07message\"U\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x11\n\tmax_batch\x18\x04 \x01(\r\"1\n\x0b\x41nswerBatch\x12\"\n\x07\x61nswers\x18\x01 \x03(\x0b\x32\x11.pepper.v1.Answer\"\xa9\x01\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x06\x61\x63tion\x18\x02 \x01(\tH\x00\x12\x16\n\x0c\x61\x63tion_index\x18\x03 \x01(\rH\x00\x12\x0f\n\x07game_id\x18\x04 \x01(\t\x12-\n\x08\x66\x61llback\x18\x05 \x01(\x0e\x32\x1b.pepper.v1.StrategyFallback\x12\x17\n\x0f\x66\x61llback_detail\x18\x06 \x01(\tB\x08\n\x06\x63hoice\"f\n\x0f\x43onnectResponse\x12%\n\x07welcome\x18\x01 \x01(\x0b\x32\x12.pepper.v1.WelcomeH\x00\x12!\n\x05\x62\x61tch\x18\x02 \x01(\x0b\x32\x10.pepper.v1.BatchH\x00\x42\t\n\x07message\"M\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x15\n\rconnection_id\x18\x02 \x01(\t\x12\x11\n\tmax_batch\x18\x03 \x01(\r\",\n\x05\x42\x61tch\x12#\n\x05items\x18\x01 \x03(\x0b\x32\x14.pepper.v1.BatchItem\"\xe2\x01\n\tBatchItem\x12*\n\ngame_start\x18\x01 \x01(\x0b\x32\x14.pepper.v1.GameStartH\x00\x12%\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x14.pepper.v1.GameEventH\x00\x12-\n\x07request\x18\x03 \x01(\x0b\x32\x1a.pepper.v1.DecisionRequestH\x00\x12&\n\x08game_end\x18\x04 \x01(\x0b\x32\x12.pepper.v1.GameEndH\x00\x12#\n\x06notice\x18\x05 \x01(\x0b\x32\x11.pepper.v1.NoticeH\x00\x42\x06\n\x04item\"9\n\tTableSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0c\n\x04team\x18\x03 \x01(\r\"{\n\x0bRulesetInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66\x61mily\x18\x02 \x01(\t\x12\x14\n\x0ctarget_score\x18\x03 \x01(\x05\x12\x10\n\x08\x64\x65\x61l_cap\x18\x04 \x01(\r\x12\x11\n\thand_size\x18\x05 \x01(\r\x12\x13\n\x0bparams_json\x18\x06 \x01(\t\"\xb4\x01\n\tGameStart\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\'\n\x07ruleset\x18\x03 \x01(\x0b\x32\x16.pepper.v1.RulesetInfo\x12\x0f\n\x07players\x18\x04 \x01(\r\x12#\n\x05table\x18\x05 \x03(\x0b\x32\x14.pepper.v1.TableSeat\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\"\xd0\x01\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12%\n\x04kind\x18\x04 \x01(\x0e\x32\x17.pepper.v1.DecisionKind\x12!\n\x04view\x18\x05 \x01(\x0b\x32\x13.pepper.v1.SeatView\x12\x15\n\rlegal_actions\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x07 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\r\"\xb0\x01\n\x07GameEnd\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.pepper.v1.GameStatus\x12#\n\x07outcome\x18\x04 \x01(\x0b\x32\x12.pepper.v1.Outcome\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12*\n\x0bseat_status\x18\x06 \x01(\x0e\x32\x15.pepper.v1.SeatStatus\"|\n\x06Notice\x12#\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x15.pepper.v1.NoticeCode\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x17\n\x0f\x66\x61llback_action\x18\x05 \x01(\t*\x91\x01\n\x10StrategyFallback\x12!\n\x1dSTRATEGY_FALLBACK_UNSPECIFIED\x10\x00\x12\x1c\n\x18STRATEGY_FALLBACK_RAISED\x10\x01\x12\x1d\n\x19STRATEGY_FALLBACK_ILLEGAL\x10\x02\x12\x1d\n\x19STRATEGY_FALLBACK_TIMEOUT\x10\x03*\xb3\x02\n\nNoticeCode\x12\x1b\n\x17NOTICE_CODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aNOTICE_CODE_ILLEGAL_ACTION\x10\x01\x12 \n\x1cNOTICE_CODE_MALFORMED_ANSWER\x10\x02\x12\x1f\n\x1bNOTICE_CODE_UNKNOWN_REQUEST\x10\x03\x12\x1d\n\x19NOTICE_CODE_STALE_REQUEST\x10\x04\x12\x17\n\x13NOTICE_CODE_TIMEOUT\x10\x05\x12\x1a\n\x16NOTICE_CODE_WRONG_GAME\x10\x06\x12\x19\n\x15NOTICE_CODE_CANCELLED\x10\x07\x12\x18\n\x14NOTICE_CODE_DRAINING\x10\x08\x12\x1c\n\x18NOTICE_CODE_RATE_LIMITED\x10\t2R\n\nBotService\x12\x44\n\x07\x43onnect\x12\x19.pepper.v1.ConnectRequest\x1a\x1a.pepper.v1.ConnectResponse(\x01\x30\x01\x42\x9b\x01\n\x19\x64\x65v.pepperarena.pepper.v1B\x08\x42otProtoP\x01Z\"pepperarena.dev/pepper/v1;pepperv1\xa2\x02\x03PPR\xaa\x02\x15PepperArena.Pepper.V1\xca\x02\x15PepperArena\\Pepper\\V1\xea\x02\x17PepperArena::Pepper::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13pepper/v1/bot.proto\x12\tpepper.v1\x1a\x14pepper/v1/game.proto\"i\n\x0e\x43onnectRequest\x12!\n\x05hello\x18\x01 \x01(\x0b\x32\x10.pepper.v1.HelloH\x00\x12)\n\x07\x61nswers\x18\x02 \x01(\x0b\x32\x16.pepper.v1.AnswerBatchH\x00\x42\t\n\x07message\"j\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\x11\n\tmax_batch\x18\x04 \x01(\r\x12\x13\n\x0blive_events\x18\x05 \x01(\x08\"1\n\x0b\x41nswerBatch\x12\"\n\x07\x61nswers\x18\x01 \x03(\x0b\x32\x11.pepper.v1.Answer\"\xa9\x01\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x10\n\x06\x61\x63tion\x18\x02 \x01(\tH\x00\x12\x16\n\x0c\x61\x63tion_index\x18\x03 \x01(\rH\x00\x12\x0f\n\x07game_id\x18\x04 \x01(\t\x12-\n\x08\x66\x61llback\x18\x05 \x01(\x0e\x32\x1b.pepper.v1.StrategyFallback\x12\x17\n\x0f\x66\x61llback_detail\x18\x06 \x01(\tB\x08\n\x06\x63hoice\"f\n\x0f\x43onnectResponse\x12%\n\x07welcome\x18\x01 \x01(\x0b\x32\x12.pepper.v1.WelcomeH\x00\x12!\n\x05\x62\x61tch\x18\x02 \x01(\x0b\x32\x10.pepper.v1.BatchH\x00\x42\t\n\x07message\"M\n\x07Welcome\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x15\n\rconnection_id\x18\x02 \x01(\t\x12\x11\n\tmax_batch\x18\x03 \x01(\r\",\n\x05\x42\x61tch\x12#\n\x05items\x18\x01 \x03(\x0b\x32\x14.pepper.v1.BatchItem\"\xe2\x01\n\tBatchItem\x12*\n\ngame_start\x18\x01 \x01(\x0b\x32\x14.pepper.v1.GameStartH\x00\x12%\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x14.pepper.v1.GameEventH\x00\x12-\n\x07request\x18\x03 \x01(\x0b\x32\x1a.pepper.v1.DecisionRequestH\x00\x12&\n\x08game_end\x18\x04 \x01(\x0b\x32\x12.pepper.v1.GameEndH\x00\x12#\n\x06notice\x18\x05 \x01(\x0b\x32\x11.pepper.v1.NoticeH\x00\x42\x06\n\x04item\"9\n\tTableSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0c\n\x04team\x18\x03 \x01(\r\"{\n\x0bRulesetInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66\x61mily\x18\x02 \x01(\t\x12\x14\n\x0ctarget_score\x18\x03 \x01(\x05\x12\x10\n\x08\x64\x65\x61l_cap\x18\x04 \x01(\r\x12\x11\n\thand_size\x18\x05 \x01(\r\x12\x13\n\x0bparams_json\x18\x06 \x01(\t\"\xb4\x01\n\tGameStart\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\'\n\x07ruleset\x18\x03 \x01(\x0b\x32\x16.pepper.v1.RulesetInfo\x12\x0f\n\x07players\x18\x04 \x01(\r\x12#\n\x05table\x18\x05 \x03(\x0b\x32\x14.pepper.v1.TableSeat\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\"\xd0\x01\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12%\n\x04kind\x18\x04 \x01(\x0e\x32\x17.pepper.v1.DecisionKind\x12!\n\x04view\x18\x05 \x01(\x0b\x32\x13.pepper.v1.SeatView\x12\x15\n\rlegal_actions\x18\x06 \x03(\t\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x07 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\r\"\xb0\x01\n\x07GameEnd\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.pepper.v1.GameStatus\x12#\n\x07outcome\x18\x04 \x01(\x0b\x32\x12.pepper.v1.Outcome\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12*\n\x0bseat_status\x18\x06 \x01(\x0e\x32\x15.pepper.v1.SeatStatus\"|\n\x06Notice\x12#\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x15.pepper.v1.NoticeCode\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x17\n\x0f\x66\x61llback_action\x18\x05 \x01(\t*\x91\x01\n\x10StrategyFallback\x12!\n\x1dSTRATEGY_FALLBACK_UNSPECIFIED\x10\x00\x12\x1c\n\x18STRATEGY_FALLBACK_RAISED\x10\x01\x12\x1d\n\x19STRATEGY_FALLBACK_ILLEGAL\x10\x02\x12\x1d\n\x19STRATEGY_FALLBACK_TIMEOUT\x10\x03*\xb3\x02\n\nNoticeCode\x12\x1b\n\x17NOTICE_CODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aNOTICE_CODE_ILLEGAL_ACTION\x10\x01\x12 \n\x1cNOTICE_CODE_MALFORMED_ANSWER\x10\x02\x12\x1f\n\x1bNOTICE_CODE_UNKNOWN_REQUEST\x10\x03\x12\x1d\n\x19NOTICE_CODE_STALE_REQUEST\x10\x04\x12\x17\n\x13NOTICE_CODE_TIMEOUT\x10\x05\x12\x1a\n\x16NOTICE_CODE_WRONG_GAME\x10\x06\x12\x19\n\x15NOTICE_CODE_CANCELLED\x10\x07\x12\x18\n\x14NOTICE_CODE_DRAINING\x10\x08\x12\x1c\n\x18NOTICE_CODE_RATE_LIMITED\x10\t2R\n\nBotService\x12\x44\n\x07\x43onnect\x12\x19.pepper.v1.ConnectRequest\x1a\x1a.pepper.v1.ConnectResponse(\x01\x30\x01\x42\x9b\x01\n\x19\x64\x65v.pepperarena.pepper.v1B\x08\x42otProtoP\x01Z\"pepperarena.dev/pepper/v1;pepperv1\xa2\x02\x03PPR\xaa\x02\x15PepperArena.Pepper.V1\xca\x02\x15PepperArena\\Pepper\\V1\xea\x02\x17PepperArena::Pepper::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,38 +33,38 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'pepper.v1.bot_pb2', _global
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\031dev.pepperarena.pepper.v1B\010BotProtoP\001Z\"pepperarena.dev/pepper/v1;pepperv1\242\002\003PPR\252\002\025PepperArena.Pepper.V1\312\002\025PepperArena\\Pepper\\V1\352\002\027PepperArena::Pepper::V1'
-  _globals['_STRATEGYFALLBACK']._serialized_start=1815
-  _globals['_STRATEGYFALLBACK']._serialized_end=1960
-  _globals['_NOTICECODE']._serialized_start=1963
-  _globals['_NOTICECODE']._serialized_end=2270
+  _globals['_STRATEGYFALLBACK']._serialized_start=1836
+  _globals['_STRATEGYFALLBACK']._serialized_end=1981
+  _globals['_NOTICECODE']._serialized_start=1984
+  _globals['_NOTICECODE']._serialized_end=2291
   _globals['_CONNECTREQUEST']._serialized_start=56
   _globals['_CONNECTREQUEST']._serialized_end=161
   _globals['_HELLO']._serialized_start=163
-  _globals['_HELLO']._serialized_end=248
-  _globals['_ANSWERBATCH']._serialized_start=250
-  _globals['_ANSWERBATCH']._serialized_end=299
-  _globals['_ANSWER']._serialized_start=302
-  _globals['_ANSWER']._serialized_end=471
-  _globals['_CONNECTRESPONSE']._serialized_start=473
-  _globals['_CONNECTRESPONSE']._serialized_end=575
-  _globals['_WELCOME']._serialized_start=577
-  _globals['_WELCOME']._serialized_end=654
-  _globals['_BATCH']._serialized_start=656
-  _globals['_BATCH']._serialized_end=700
-  _globals['_BATCHITEM']._serialized_start=703
-  _globals['_BATCHITEM']._serialized_end=929
-  _globals['_TABLESEAT']._serialized_start=931
-  _globals['_TABLESEAT']._serialized_end=988
-  _globals['_RULESETINFO']._serialized_start=990
-  _globals['_RULESETINFO']._serialized_end=1113
-  _globals['_GAMESTART']._serialized_start=1116
-  _globals['_GAMESTART']._serialized_end=1296
-  _globals['_DECISIONREQUEST']._serialized_start=1299
-  _globals['_DECISIONREQUEST']._serialized_end=1507
-  _globals['_GAMEEND']._serialized_start=1510
-  _globals['_GAMEEND']._serialized_end=1686
-  _globals['_NOTICE']._serialized_start=1688
-  _globals['_NOTICE']._serialized_end=1812
-  _globals['_BOTSERVICE']._serialized_start=2272
-  _globals['_BOTSERVICE']._serialized_end=2354
+  _globals['_HELLO']._serialized_end=269
+  _globals['_ANSWERBATCH']._serialized_start=271
+  _globals['_ANSWERBATCH']._serialized_end=320
+  _globals['_ANSWER']._serialized_start=323
+  _globals['_ANSWER']._serialized_end=492
+  _globals['_CONNECTRESPONSE']._serialized_start=494
+  _globals['_CONNECTRESPONSE']._serialized_end=596
+  _globals['_WELCOME']._serialized_start=598
+  _globals['_WELCOME']._serialized_end=675
+  _globals['_BATCH']._serialized_start=677
+  _globals['_BATCH']._serialized_end=721
+  _globals['_BATCHITEM']._serialized_start=724
+  _globals['_BATCHITEM']._serialized_end=950
+  _globals['_TABLESEAT']._serialized_start=952
+  _globals['_TABLESEAT']._serialized_end=1009
+  _globals['_RULESETINFO']._serialized_start=1011
+  _globals['_RULESETINFO']._serialized_end=1134
+  _globals['_GAMESTART']._serialized_start=1137
+  _globals['_GAMESTART']._serialized_end=1317
+  _globals['_DECISIONREQUEST']._serialized_start=1320
+  _globals['_DECISIONREQUEST']._serialized_end=1528
+  _globals['_GAMEEND']._serialized_start=1531
+  _globals['_GAMEEND']._serialized_end=1707
+  _globals['_NOTICE']._serialized_start=1709
+  _globals['_NOTICE']._serialized_end=1833
+  _globals['_BOTSERVICE']._serialized_start=2293
+  _globals['_BOTSERVICE']._serialized_end=2375
 # @@protoc_insertion_point(module_scope)

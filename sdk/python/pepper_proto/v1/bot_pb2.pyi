@@ -51,16 +51,18 @@ class ConnectRequest(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answers: _Optional[_Union[AnswerBatch, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("bot_name", "protocol_version", "token", "max_batch")
+    __slots__ = ("bot_name", "protocol_version", "token", "max_batch", "live_events")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     MAX_BATCH_FIELD_NUMBER: _ClassVar[int]
+    LIVE_EVENTS_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     protocol_version: str
     token: str
     max_batch: int
-    def __init__(self, bot_name: _Optional[str] = ..., protocol_version: _Optional[str] = ..., token: _Optional[str] = ..., max_batch: _Optional[int] = ...) -> None: ...
+    live_events: bool
+    def __init__(self, bot_name: _Optional[str] = ..., protocol_version: _Optional[str] = ..., token: _Optional[str] = ..., max_batch: _Optional[int] = ..., live_events: _Optional[bool] = ...) -> None: ...
 
 class AnswerBatch(_message.Message):
     __slots__ = ("answers",)
