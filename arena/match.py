@@ -90,8 +90,8 @@ class Match(Arena):
     def decided(self, run_id: int) -> bool:
         return self.status(run_id).verdict is not None
 
-    def _store_result(self, run_id, idx, seed, seats, res) -> None:
-        super()._store_result(run_id, idx, seed, seats, res)
+    async def _store_result(self, run_id, idx, seed, seats, res) -> None:
+        await super()._store_result(run_id, idx, seed, seats, res)
         self.status(run_id)
 
     def _adaptive_basis(self, run_id: int) -> int:
