@@ -78,6 +78,11 @@ class GroupCommitter:
             self._abandoned.add(fut)   # its error, if any, is close()'s to raise
             raise
 
+    async def call(self, fn: Callable[[Store], object]) -> object:
+        """``fn(store)`` in the writer's thread on its connection, after the groups before it (the arena stores an
+        adaptive round's plan so: the loop neither waits for the disk nor for the writer's lock)."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, self._store)
+
     async def _write(self) -> None:
         loop = asyncio.get_running_loop()
         while True:

@@ -114,7 +114,7 @@ class Match(Arena):
         order = [ups[(first + k) % len(ups)] for k in range(len(ups))]
         more = schedule.plan(names, self.rs, self.players, blocks * per_block, self.cfg.seed, mode="mirrored",
                              first_match=first, lineup_order=order)
-        self.store.append_plan(run_id, more)
+        self._append_plan(run_id, more)
         return blocks
 
 
