@@ -5,9 +5,10 @@ Durability rules (the arena may be killed with -9 at any moment):
 - A run's plan (every match and the seats of each of its games) is written
   before any game starts, in one transaction, keyed by the run's config, so
   running the same command again finds and continues the same run.
-- A finished game, its seats and its record are written in one transaction,
-  and ``games`` has UNIQUE(run_id, idx): a game is counted once or not at
-  all. Games in flight when the arena dies are simply played again.
+- A finished game, its seats and its record are written in one transaction
+  (the arena's writer stores several in one, :mod:`arena.commits`), and
+  ``games`` has UNIQUE(run_id, idx): a game is counted once or not at all.
+  Games in flight when the arena dies are simply played again.
 - The arena rates a run's games in plan order (:meth:`Store.unrated`,
   :meth:`Store.rate_game`): each update in one ``BEGIN IMMEDIATE``
   transaction that reads the ratings it updates and checks that the game is
