@@ -55,6 +55,7 @@ class GroupCommitter:
         self.error: BaseException | None = None    # the error of a game whose caller was cancelled
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
+        self._closing = False                      # close(): the writer returns once the queue is empty
         self.groups: list[int] = []               # the size of each group committed (for tests and benchmarks)
 
     async def start(self) -> None:
@@ -98,8 +99,6 @@ class GroupCommitter:
                 self._settle(group, stored)
             if self._closing:
                 return
-
-    _closing = False
 
     def _commit(self, games: list[NewGame]) -> list[bool]:
         """In the writer's thread: the group and ``then`` in one transaction."""
