@@ -20,6 +20,9 @@ meanwhile). :class:`GroupCommitter` is one writer instead:
   Sharing the loop's connection with the thread would need a lock around every
   read of the loop, which would then wait for the disk sync again.
 
+An adaptive round's plan goes through the same thread (:meth:`GroupCommitter.call`):
+committed by the loop, it waited for the disk and for the writer's lock.
+
 :meth:`GroupCommitter.close` commits whatever is still queued before it returns
 (the end of a run, an error, an interrupt: nothing finished is lost); a crash
 loses only the games queued and not yet committed, which a resume plays again
