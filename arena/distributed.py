@@ -97,12 +97,12 @@ class _MatchArena(Arena):
         self.versions = dict(self.driver_versions)
         return run_id, bots
 
-    def _store_result(self, run_id, idx, seed, seats, res):
-        super()._store_result(run_id, idx, seed, seats, res)
+    async def _store_result(self, run_id, idx, seed, seats, res):
+        await super()._store_result(run_id, idx, seed, seats, res)
         self.finished.append(new_game(res, self.table, run_id=None, idx=self.global_idx[idx], pool=self.pool,
                                       ruleset=self.rs.name, seed=seed, seats=seats, versions=self.versions))
 
-    def _rate_in_order(self, run_id, *, past_gaps=False):
+    def _rate_in_order(self, run_id, *, past_gaps=False, store=None):
         pass  # the driver rates, in the whole run's plan order
 
     def _withdraw(self, name, why, log=None):

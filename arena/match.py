@@ -90,8 +90,8 @@ class Match(Arena):
     def decided(self, run_id: int) -> bool:
         return self.status(run_id).verdict is not None
 
-    def _store_result(self, run_id, idx, seed, seats, res) -> None:
-        super()._store_result(run_id, idx, seed, seats, res)
+    async def _store_result(self, run_id, idx, seed, seats, res) -> None:
+        await super()._store_result(run_id, idx, seed, seats, res)
         self.status(run_id)
 
     def _adaptive_basis(self, run_id: int) -> int:
@@ -114,7 +114,7 @@ class Match(Arena):
         order = [ups[(first + k) % len(ups)] for k in range(len(ups))]
         more = schedule.plan(names, self.rs, self.players, blocks * per_block, self.cfg.seed, mode="mirrored",
                              first_match=first, lineup_order=order)
-        self.store.append_plan(run_id, more)
+        self._append_plan(run_id, more)
         return blocks
 
 

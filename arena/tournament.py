@@ -13,10 +13,12 @@
    themselves;
 4. keeps ``concurrency`` games in flight (by default from the bots' processes
    and the cores, at most the games to play: :func:`default_concurrency`), each
-   sent to the shard with the fewest games in flight; each
-   finished game (converted by :mod:`arena.results`) is stored as it finishes,
-   and the progress moves; the stored games get their TrueSkill updates in
-   plan order, each once every game planned before it is stored;
+   sent to the shard with the fewest games in flight; the finished games
+   (converted by :mod:`arena.results`) are committed in groups off the event
+   loop (:mod:`arena.commits`), and a game counts, and the progress moves,
+   once its group is committed; the stored games get their TrueSkill updates
+   in plan order, each once every game planned before it is stored, in the
+   transaction of the group that makes it ready;
 5. restarts a bot process that dies; the games in flight on it (ended by the
    referee with a disconnect) are replayed from their start on a fresh deck,
    and the crash is stored once (see "Crashes" in docs/arena.md). A game
@@ -44,6 +46,7 @@ import grpc
 from pepper_proto.v1 import control_pb2, control_pb2_grpc
 
 from . import deals, registry, results, schedule, stats
+from .commits import GroupCommitter
 from .config import RunConfig
 from .errors import ArenaError, UsageError
 from .evidence import Block, head_to_head
@@ -258,6 +261,8 @@ class Arena:
         self._clocks: dict[str, tuple[int | None, int | None]] = {}  # bot -> its own (deadline, bank) from registration
         self._flying: set[int] = set()            # plan indexes of the games in flight (see _rate_in_order)
         self._rated_below = 0                      # every planned game below this index is rated
+        self._commits: GroupCommitter | None = None  # the writer of finished games while _play runs
+        self._round: schedule.Plan | None = None    # an adaptive round planned and not stored yet (_append_plan)
         self.deals: list[deals.Deal] | None = None  # --deals: the deal set the matches are dealt from
         self.plan: schedule.Plan | None = None     # a given plan instead of the config's (see open_run)
         self._plan_rows: list[PlannedGame] = []    # the run's plan as far as read (see _planned)
@@ -618,8 +623,17 @@ class Arena:
         more = schedule.plan(names, self.rs, self.players, matches * per_match, self.cfg.seed,
                              mode=self.cfg.lineup, duplicate=self.cfg.duplicate, first_match=first_match,
                              lineup_order=order, played=played, deal_seeds=self._deal_seeds())
-        self.store.append_plan(run_id, more)
+        self._append_plan(run_id, more)
         return matches
+
+    def _append_plan(self, run_id: int, more: schedule.Plan) -> None:
+        """Store an adaptive round's games: at once, or, while a run plays, by :meth:`_play` through the group
+        writer (a commit of the loop's would wait for the disk and for the writer's lock: 18 ms a round on the loaded 2-core
+        machine)."""
+        if self._commits is None:
+            self.store.append_plan(run_id, more)
+        else:
+            self._round = more
 
     def _planned(self, run_id: int) -> list[PlannedGame]:
         """The run's plan so far, in plan order: the store's rows read only from where they were last read (each
@@ -730,7 +744,7 @@ class Arena:
                     progress.replayed += 1
                     attempt += 1
                     played = replay_seed(seed, attempt)
-                self._store_result(run_id, idx, played, seats, res)
+                await self._store_result(run_id, idx, played, seats, res)
                 progress.done += 1
                 progress.faults += sum(f.illegal + f.malformed + f.timeout + f.disconnect for f in (s.faults for s in res.seats))
             except Withdrawn:  # a bot of the game was withdrawn: the game is not played
@@ -761,6 +775,10 @@ class Arena:
         unplayed = {g.idx for g in self.store.pending(run_id)}
         known = len(self._planned(run_id))
         seen = 0
+        # Finished games are committed in groups by one writer, in its own thread, and rated in plan order in the
+        # same transactions (see arena.commits): after each group every game that can be rated is.
+        self._commits = self.committer(run_id)
+        await self._commits.start()
         ticker = asyncio.create_task(tick())
         self.on_progress(progress)
         try:
@@ -788,6 +806,9 @@ class Arena:
                         break
                     if not errors:
                         self._next_adaptive(names, run_id)
+                        more, self._round = self._round, None
+                        if more is not None:
+                            await self._commits.call(lambda store, more=more: store.append_plan(run_id, more))
                     continue
                 for g in queue:
                     if self._withdrawn.keys() & set(g.seats):  # not played (it stays pending)
@@ -813,6 +834,11 @@ class Arena:
             ticker.cancel()
             for t in tasks:
                 t.cancel()
+            commits, self._commits = self._commits, None
+            try:  # every game finished is committed before the run returns, whatever ends it
+                await commits.close()
+            except Exception as e:  # noqa: BLE001 - the database: ends the run, unless something else did first
+                errors.append(e)
         if errors:
             e = errors[0]
             if isinstance(e, grpc.aio.AioRpcError):
@@ -872,26 +898,31 @@ class Arena:
         """The version of ``bot`` this run plays."""
         return (self.versions or {}).get(bot, 1)
 
-    def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
+    def committer(self, run_id: int) -> GroupCommitter:
+        """The writer of the run's finished games: each group, and the ratings it makes ready, in one transaction."""
+        return GroupCommitter(self.store.path, then=lambda store: self._rate_in_order(run_id, store=store))
+
+    async def _store_result(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
+        """Store a finished game (unrated: rated in plan order, :meth:`_rate_in_order`); returns once it is committed."""
         game = results.new_game(res, self.table, run_id=run_id, idx=idx, pool=self.pool, ruleset=self.rs.name,
                                 seed=seed, seats=seats, versions=self.versions)
-        self.store.record_game(game, lambda current: {})  # rated in plan order: _rate_in_order
+        await self._commits.commit(game)
         self._flying.discard(idx)
-        if idx < min(self._flying, default=idx + 1):  # the oldest game in flight came back: later ones may be ready
-            self._rate_in_order(run_id)
 
-    def _rate_in_order(self, run_id: int, *, past_gaps: bool = False) -> None:
+    def _rate_in_order(self, run_id: int, *, past_gaps: bool = False, store: Store | None = None) -> None:
         """Rate the run's stored games in plan order, each once every game planned before it is stored (or every
         stored one, ``past_gaps``: at the end of a session, past the games a withdrawn bot left unplayed), so that
-        the same command and seed give the same ratings whatever order the games finished in."""
-        games = self.store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below)
+        the same command and seed give the same ratings whatever order the games finished in. ``store``: the
+        connection to do it on (the group writer's, inside its transaction), by default the arena's."""
+        store = store or self.store
+        games = store.unrated(run_id, past_gaps=past_gaps, start=0 if past_gaps else self._rated_below)
 
         def rate(g, current):
             seats = [s.bot for s in sorted(g.seats, key=lambda s: s.seat)]
             return self.rater.rate(current, results.entries(self.table, seats), results.stored_ranks(g.seats, self.table))
 
         if games:  # in one transaction
-            self.store.rate_games(games, rate)
+            store.rate_games(games, rate)
             if not past_gaps:  # rated without a gap: every game before the next one is rated
                 self._rated_below = games[-1].idx + 1
 

@@ -5,9 +5,10 @@ Durability rules (the arena may be killed with -9 at any moment):
 - A run's plan (every match and the seats of each of its games) is written
   before any game starts, in one transaction, keyed by the run's config, so
   running the same command again finds and continues the same run.
-- A finished game, its seats and its record are written in one transaction,
-  and ``games`` has UNIQUE(run_id, idx): a game is counted once or not at
-  all. Games in flight when the arena dies are simply played again.
+- A finished game, its seats and its record are written in one transaction
+  (the arena's writer stores several in one, :mod:`arena.commits`), and
+  ``games`` has UNIQUE(run_id, idx): a game is counted once or not at all.
+  Games in flight when the arena dies are simply played again.
 - The arena rates a run's games in plan order (:meth:`Store.unrated`,
   :meth:`Store.rate_game`): each update in one ``BEGIN IMMEDIATE``
   transaction that reads the ratings it updates and checks that the game is
@@ -206,7 +207,11 @@ class Store:
 
     @contextmanager
     def tx(self):
-        """One ``BEGIN IMMEDIATE`` transaction: committed on leaving, rolled back on an exception."""
+        """One ``BEGIN IMMEDIATE`` transaction: committed on leaving, rolled back on an exception. Inside another
+        one it joins it (committed or rolled back with it): a group of calls in one transaction, one disk sync."""
+        if self.db.in_transaction:
+            yield
+            return
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -449,13 +454,18 @@ class Store:
         """Store a run's finished games (one match's, say), unrated, in one transaction; a game whose plan index is
         already stored is dropped, not counted twice (a match played again after a lost node or a straggler's
         cancellation may come back twice). Returns how many were stored."""
-        stored = 0
+        return sum(self.record_group(games))
+
+    def record_group(self, games: Iterable[NewGame]) -> list[bool]:
+        """:meth:`record_games`, telling for each game whether it was stored (False: its plan index was already)."""
+        stored = []
         with self.tx():
             for game in games:
-                if self.db.execute("SELECT 1 FROM games WHERE run_id = ? AND idx = ?", (game.run_id, game.idx)).fetchone():
-                    continue
-                self._insert_game(game, lambda current: {})
-                stored += 1
+                new = game.idx is None or not self.db.execute("SELECT 1 FROM games WHERE run_id = ? AND idx = ?",
+                                                              (game.run_id, game.idx)).fetchone()
+                if new:
+                    self._insert_game(game, lambda current: {})
+                stored.append(new)
         return stored
 
     def _insert_game(self, game: NewGame, rate: Callable[[dict[str, Rating]], dict[str, Rating]]) -> int:
