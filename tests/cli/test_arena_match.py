@@ -69,7 +69,9 @@ def test_bad_input_is_exit_2_with_a_message(tmp_path, args, says):
 def test_a_killed_match_resumes_where_it_stopped(tmp_path):
     (tmp_path / "short.toml").write_text(SHORT)
     cmd = [sys.executable, "-m", "pepper_cli", "arena", "match", "heuristic", "random", "--ruleset", "short.toml",
-           "--sprt", "elo0=0 elo1=40", "--progress-every", "0", "--db", str(tmp_path / "arena.db")]
+           # Tight error rates: the decision needs enough blocks that the killed match cannot have stored them all
+           # (finished games are committed in groups, so more are stored by the time its line is read).
+           "--sprt", "elo0=0 elo1=40 alpha=0.005 beta=0.005", "--progress-every", "0", "--db", str(tmp_path / "arena.db")]
     first = subprocess.Popen(cmd, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, start_new_session=True)
     for line in first.stdout:
