@@ -47,11 +47,14 @@ to N and its start-up.
 
 ``speed``: only those arena runs, at ``--deal-cap`` (``--deal-cap 200``:
 whole games, whose seeds would take hours to play in process): each mode's
-games per second and its ratio to naive's.
+games per second and its ratio to naive's. Every arena run's line also gives
+the CPU a game took in the referee and bot processes and in the arena's own
+(``--concurrency N`` holds the runs to N games in flight: a Batch costs far
+more than its items, so fewer in flight cost more CPU a game).
 
     .venv/bin/python bench/ranking.py scale [--games 800] [--seeds 3]
     .venv/bin/python bench/ranking.py ranking [--seeds 20] [--max-games 1500] [--modes mirrored,mixed,adaptive,naive]
-    .venv/bin/python bench/ranking.py speed [--deal-cap 200] [--wallclock 3] [--modes mirrored,adaptive,naive]
+    .venv/bin/python bench/ranking.py speed [--deal-cap 200] [--wallclock 3] [--modes mirrored,adaptive,naive] [--concurrency N]
     .venv/bin/python bench/ranking.py verify [--games 4000]
 
 Games are iowa cut to ``--deal-cap`` deals (default 4; the higher score at
@@ -371,15 +374,20 @@ def seconds_to_first(store, run_id: int, n: int, start: float) -> float | None:
     return last - start if n > 0 and count == n else None
 
 
-def arena_rate(mode: str, games: int, deal_cap: int, seed: int, first: tuple[int, ...] = ()) -> dict:
+def arena_rate(mode: str, games: int, deal_cap: int, seed: int, first: tuple[int, ...] = (),
+               concurrency: int | None = None) -> dict:
     """One real arena run (referee subprocess, 5 heuristic bot processes, default concurrency) of ``mode``'s
     configuration, iowa cut to ``deal_cap`` deals: its games per second over the whole run (``rate``: from the call,
     the referee's and the bots' start-up included, as the figures before issue 13's time-to-order), the most games in
     flight at once and the mean over time, the start-up (``startup_s``: until the arena, the referee up and every bot
     process connected, first reports progress, just before it creates the first game: the start of play), and for each
     n of ``first`` the seconds from the start of play until the first n planned games were all stored
-    (:func:`seconds_to_first`; None when the run is shorter)."""
+    (:func:`seconds_to_first`; None when the run is shorter). ``cpu_ms``: the CPU milliseconds a game took in the
+    referee and bot processes together (their rusage, once they have exited) and ``arena_cpu_ms`` in this process
+    (the arena's loop and its writer thread): per decision, a Batch costs far more than its items, so fewer games in
+    flight (smaller Batches) cost more CPU a game."""
     import asyncio
+    import resource
     import tempfile
 
     from arena.store import Store
@@ -400,18 +408,25 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int, first: tuple[int
         for n in names:
             st.add_bot(n, "command", command="{python} -m sample_bots heuristic", cwd=str(root))
         cfg = RunConfig(ruleset=str(rules), games=games, seed=seed, bots=names, db=str(Path(d) / "bench.db"),
-                        log_dir=str(Path(d) / "logs"), **ARENA_MODES[mode])
+                        log_dir=str(Path(d) / "logs"), concurrency=concurrency, **ARENA_MODES[mode])
+        kids0, me0 = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
         t0, w0 = time.perf_counter(), time.time()
         run_id, prog = asyncio.run(Arena(cfg, st, on_progress).run())
         dt = time.perf_counter() - t0
+        kids, me = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
         to_first = {n: seconds_to_first(st, run_id, n, started[0]) for n in first}
         st.close()
     return {"rate": prog.done / dt, "most_in_flight": prog.most_in_flight, "mean_in_flight": prog.mean_in_flight(),
-            "startup_s": started[0] - w0, "games": prog.done, "seconds_to_first": to_first}
+            "startup_s": started[0] - w0, "games": prog.done, "seconds_to_first": to_first,
+            "cpu_ms": _cpu(kids0, kids) * 1000 / max(1, prog.done), "arena_cpu_ms": _cpu(me0, me) * 1000 / max(1, prog.done)}
+
+
+def _cpu(before, after) -> float:
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def wallclock(modes: list[str], games: int, deal_cap: int, runs: int,
-              first: dict[str, int] | None = None) -> dict[str, list[dict]]:
+              first: dict[str, int] | None = None, concurrency: int | None = None) -> dict[str, list[dict]]:
     """Each mode's ``runs`` arena runs (:func:`arena_rate`), interleaved (the machine's load drifts), timing for each
     mode the first ``first[mode]`` planned games, if given."""
     first = first or {}
@@ -419,10 +434,11 @@ def wallclock(modes: list[str], games: int, deal_cap: int, runs: int,
     for k in range(runs):
         for m in modes:
             n = first.get(m)
-            r = arena_rate(m, games, deal_cap, seed=k + 1, first=(n,) if n else ())
+            r = arena_rate(m, games, deal_cap, seed=k + 1, first=(n,) if n else (), concurrency=concurrency)
             out[m].append(r)
             line = (f"  arena run {k + 1}/{runs}, {m}: {r['rate']:.1f} games/s, at most {r['most_in_flight']} games in "
-                    f"flight, {r['mean_in_flight']:.0f} on average")
+                    f"flight, {r['mean_in_flight']:.0f} on average, CPU {r['cpu_ms']:.1f} ms a game in the referee "
+                    f"and bots and {r['arena_cpu_ms']:.1f} in the arena")
             if n:
                 s = r["seconds_to_first"][n]
                 line += (f", first {n} planned games stored {s:.2f} s into play" if s is not None
@@ -438,7 +454,7 @@ def speed(a) -> dict:
     (``--deal-cap 200``, whole games)."""
     modes = a.modes.split(",")
     print(f"iowa cut to {a.deal_cap} deals: {a.wallclock or 3} real arena runs of {a.arena_games} games per mode")
-    runs = wallclock(modes, a.arena_games, a.deal_cap, a.wallclock or 3)
+    runs = wallclock(modes, a.arena_games, a.deal_cap, a.wallclock or 3, concurrency=a.concurrency)
     rates = {m: statistics.median(r["rate"] for r in rs) for m, rs in runs.items()}
     base = rates.get("naive")
     for m, r in rates.items():
@@ -474,6 +490,8 @@ def main(argv=None) -> int:
                          "processes): the seconds until the first N planned games are stored, N the mode's games "
                          "to the right order, instead of CPU seconds")
     ap.add_argument("--arena-games", type=int, default=480, help="--wallclock: games per arena run (ranking: at least the largest N)")
+    ap.add_argument("--concurrency", type=int, default=None,
+                    help="speed: the runs' games in flight (default: the arena's default; an adaptive run keeps fewer)")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
     a = ap.parse_args(argv)
     if a.what == "verify" and a.games == 800:

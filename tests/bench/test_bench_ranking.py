@@ -45,6 +45,10 @@ def test_speed_times_real_arena_runs_and_reports_the_games_in_flight(capsys):
     assert found, run
     most, mean = int(found[1]), int(found[2])
     assert 0 < mean <= most <= 16, run
+    # The CPU a game took in the referee and bot processes (reaped by the end of the run) and in the arena: a game of
+    # one deal between heuristic bots takes milliseconds, not nothing and not seconds.
+    cpu = re.search(r"CPU ([0-9.]+) ms a game in the referee and bots and ([0-9.]+) in the arena", run)
+    assert cpu and 0.5 < float(cpu[1]) < 2000 and 0 < float(cpu[2]) < 2000, run
 
 
 def _game(run_id: int, idx: int) -> NewGame:
