@@ -270,6 +270,14 @@ def ranking(a) -> dict:
     rates = ladder(a.rates)
     rater = Rater()
     res = {}
+    if a.games_to_right:   # N given (an earlier run's, same code and seeds): only the wall clock is measured
+        if not a.wallclock:
+            raise SystemExit("--games-to-right only skips playing the seeds for --wallclock: give --wallclock RUNS")
+        print(f"iowa cut to {a.deal_cap} deals; games to the right order given: "
+              + ", ".join(f"{m} {n}" for m, n in a.games_to_right.items()))
+        res = {m: {"games": n, "seconds": None, "s_per_game": None, "right_at_end": None}
+               for m, n in a.games_to_right.items()}
+        return _ranking_wallclock(a, res)
     print(f"iowa cut to {a.deal_cap} deals, ladder {', '.join(rates)}, {a.seeds} seeds, up to {a.max_games} games")
     for mode in a.modes.split(","):
         marks, cpus = [], []
@@ -300,6 +308,10 @@ def _ratio(x, base):
 
 def _num(x) -> str:
     return "-" if x is None else f"{x:.2f}"
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
 
 
 def _games(g, cap: int) -> str:
@@ -343,7 +355,7 @@ def _ranking_wallclock(a, res: dict) -> dict:
         r["ratio_seconds_by_rate"] = _ratio(r["seconds_by_rate"], base.get("seconds_by_rate"))
         print(f"{mode:9} {_games(r['games'], a.max_games):>12} {_num(r['seconds']):>7} {_num(r['seconds_by_rate']):>8} "
               f"{_num(r['ratio_games']):>15} {_num(r['ratio_seconds']):>11} {_num(r['ratio_seconds_paired']):>9} "
-              f"{_num(r['ratio_seconds_by_rate']):>9} {100 * r['right_at_end']:12.0f}%")
+              f"{_num(r['ratio_seconds_by_rate']):>9} {_pct(r['right_at_end']):>13}")
     return res
 
 
@@ -473,6 +485,18 @@ def verify(a) -> dict:
     return {"order": order, "right": order == right_order(rates)}
 
 
+def _given(text: str) -> dict[str, int]:
+    """``adaptive=120,naive=240`` -> {"adaptive": 120, "naive": 240}."""
+    try:
+        out = {m.strip(): int(n) for m, n in (part.split("=") for part in text.split(","))}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MODE=N[,MODE=N...], e.g. adaptive=120,naive=240, got {text!r}") from None
+    bad = set(out) - set(ARENA_MODES)
+    if bad or any(n <= 0 for n in out.values()):
+        raise argparse.ArgumentTypeError(f"modes are {', '.join(ARENA_MODES)} and N a positive number of games, got {text!r}")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("what", choices=("scale", "ranking", "speed", "verify"))
@@ -490,6 +514,9 @@ def main(argv=None) -> int:
                          "processes): the seconds until the first N planned games are stored, N the mode's games "
                          "to the right order, instead of CPU seconds")
     ap.add_argument("--arena-games", type=int, default=480, help="--wallclock: games per arena run (ranking: at least the largest N)")
+    ap.add_argument("--games-to-right", type=_given, default=None, metavar="MODE=N,...",
+                    help="ranking --wallclock: each mode's games to the right order, from an earlier ranking run of the "
+                         "same code and seeds, so that only the arena runs are played (e.g. adaptive=120,naive=240)")
     ap.add_argument("--concurrency", type=int, default=None,
                     help="speed: the runs' games in flight (default: the arena's default; an adaptive run keeps fewer)")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")

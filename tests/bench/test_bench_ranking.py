@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from arena.schedule import plan
 from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
 
@@ -104,3 +106,17 @@ def test_ranking_wallclock_times_the_first_n_planned_games_of_a_real_arena_run(c
     assert r["seconds"] == one["seconds_to_first"]["20"] and abs(float(found[1]) - r["seconds"]) < 0.01
     assert abs(r["seconds_by_rate"] - 20 / r["arena_rate"]) < 1e-9 and r["seconds_runs"] == [r["seconds"]]
     assert 0 < r["seconds"] < one["games"] / one["rate"] - one["startup_s"] + 1e-6, r   # within the run, start-up out
+
+
+def test_given_games_to_the_right_order_skip_the_seeds_and_time_only(capsys):
+    """`--games-to-right MODE=N` takes each mode's N from an earlier run and only plays the arena runs (no seed is
+    played in process: a mode not given is not timed); a malformed value is refused with the expected form."""
+    ranking.main(["ranking", "--games-to-right", "adaptive=12", "--modes", "adaptive,naive", "--deal-cap", "1",
+                  "--wallclock", "1", "--arena-games", "12", "--json"])
+    lines = capsys.readouterr().out.splitlines()
+    res = json.loads(lines[-1])
+    assert list(res) == ["adaptive"] and res["adaptive"]["games"] == 12 and res["adaptive"]["seconds"] > 0, res
+    assert not any("seeds" in line for line in lines), lines
+    with pytest.raises(SystemExit):
+        ranking.main(["ranking", "--games-to-right", "adaptive=many", "--wallclock", "1"])
+    assert "expected MODE=N" in capsys.readouterr().err
