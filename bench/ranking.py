@@ -27,9 +27,9 @@ adaptive_lag planned games (both grow with the run) (those the arena may still h
 
 ``--wallclock RUNS`` replaces the CPU seconds by wall-clock ones that are
 honest about games in flight: RUNS real arena runs of each mode (the ``Arena``
-of ``pepper arena run``: a referee subprocess, a heuristic bot process per
-rung, default concurrency, ``--arena-games`` games, runs interleaved across
-modes), and for each mode's games to the right order N the seconds from the
+of ``pepper arena run``: a referee subprocess, the bot processes of each
+rung, ``python -m sample_bots heuristic --mix RATE``, default concurrency,
+``--arena-games`` games, runs interleaved across modes), and for each mode's games to the right order N the seconds from the
 start of play (the referee up and every bot process connected: the arena's
 first progress report) until the first N planned games are all stored, the
 moment ``pepper arena table --as-of N`` can show them: the latest
@@ -86,6 +86,7 @@ from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noq
 from arena.tournament import UNCERTAINTY_WEIGHT, adaptive_lag, adaptive_round  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
+from sample_bots.mixed import Mixed  # noqa: E402
 
 RATES = (0.0, 0.2, 0.4, 0.6, 0.8)
 CHECK_EVERY = 20  # games between checkpoints of the order
@@ -100,18 +101,7 @@ def right_order(rates: dict[str, float]) -> list[str]:
     return sorted(rates, key=lambda b: rates[b])
 
 
-class Mixed:
-    """The heuristic policy, replaced by a uniformly random legal action at ``rate`` (seeded per game and seat)."""
-
-    heuristic = HeuristicBot()
-
-    def __init__(self, rate: float, rng: random.Random):
-        self.rate, self.rng = rate, rng
-
-    def decide(self, view: dict) -> str:
-        if self.rate and self.rng.random() < self.rate:
-            return self.rng.choice(view["legal_actions"])
-        return self.heuristic.decide(view)
+HEURISTIC = HeuristicBot()   # stateless: one serves every seat of every game played in process
 
 
 _CACHE: dict = {}
@@ -123,7 +113,7 @@ def play(rs: Ruleset, seed: int, seats: tuple[str, ...], rates: dict[str, float]
     key = (rs.deal_cap, seed, seats)
     if key not in _CACHE:
         g = Game(rs, len(seats), seed=seed)
-        bots = [Mixed(rates[b], random.Random(f"{seed}/{s}")) for s, b in enumerate(seats)]
+        bots = [Mixed(HEURISTIC, rates[b], random.Random(f"{seed}/{s}")) for s, b in enumerate(seats)]
         while not g.is_over:
             s = g.to_act
             g.apply(bots[s].decide(g.view(s).to_dict()))
@@ -334,7 +324,7 @@ def _ranking_wallclock(a, res: dict) -> dict:
     print(f"wall clock: {a.wallclock} real arena runs of {games} games per mode, interleaved; time to N = seconds from "
           "the start of play (referee up, bots connected) until the first N planned games are all stored (median)"
           + (f"; no N, not timed: {', '.join(missing)}" if missing else ""))
-    runs = wallclock(list(res), games, a.deal_cap, a.wallclock, first=need)
+    runs = wallclock(list(res), games, a.deal_cap, a.wallclock, first=need, rates=a.rates)
     for mode, r in res.items():
         rr = runs[mode]
         r["arena_games"] = games
@@ -387,9 +377,9 @@ def seconds_to_first(store, run_id: int, n: int, start: float) -> float | None:
 
 
 def arena_rate(mode: str, games: int, deal_cap: int, seed: int, first: tuple[int, ...] = (),
-               concurrency: int | None = None) -> dict:
-    """One real arena run (referee subprocess, 5 heuristic bot processes, default concurrency) of ``mode``'s
-    configuration, iowa cut to ``deal_cap`` deals: its games per second over the whole run (``rate``: from the call,
+               concurrency: int | None = None, rates: tuple[float, ...] = RATES) -> dict:
+    """One real arena run (referee subprocess, the bot processes of each rung of the ladder of ``rates``, default
+    concurrency) of ``mode``'s configuration, iowa cut to ``deal_cap`` deals: its games per second over the whole run (``rate``: from the call,
     the referee's and the bots' start-up included, as the figures before issue 13's time-to-order), the most games in
     flight at once and the mean over time, the start-up (``startup_s``: until the arena, the referee up and every bot
     process connected, first reports progress, just before it creates the first game: the start of play), and for each
@@ -416,9 +406,11 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int, first: tuple[int
         rules = Path(d) / "cut.toml"
         rules.write_text(f'name = "iowa-cut"\nextends = "iowa"\ndeal_cap = {deal_cap}\n')
         st = Store(Path(d) / "bench.db")
-        names = list(ladder())
-        for n in names:
-            st.add_bot(n, "command", command="{python} -m sample_bots heuristic", cwd=str(root))
+        rungs = ladder(rates)
+        names = list(rungs)
+        for n in names:   # the ladder's rungs as bot processes, so that an adaptive run plans on their real strengths
+            st.add_bot(n, "command", command=f"{{python}} -m sample_bots heuristic --mix {rungs[n]} --seed {seed}",
+                       cwd=str(root))
         cfg = RunConfig(ruleset=str(rules), games=games, seed=seed, bots=names, db=str(Path(d) / "bench.db"),
                         log_dir=str(Path(d) / "logs"), concurrency=concurrency, **ARENA_MODES[mode])
         kids0, me0 = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
@@ -437,8 +429,8 @@ def _cpu(before, after) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def wallclock(modes: list[str], games: int, deal_cap: int, runs: int,
-              first: dict[str, int] | None = None, concurrency: int | None = None) -> dict[str, list[dict]]:
+def wallclock(modes: list[str], games: int, deal_cap: int, runs: int, first: dict[str, int] | None = None,
+              concurrency: int | None = None, rates: tuple[float, ...] = RATES) -> dict[str, list[dict]]:
     """Each mode's ``runs`` arena runs (:func:`arena_rate`), interleaved (the machine's load drifts), timing for each
     mode the first ``first[mode]`` planned games, if given."""
     first = first or {}
@@ -446,7 +438,8 @@ def wallclock(modes: list[str], games: int, deal_cap: int, runs: int,
     for k in range(runs):
         for m in modes:
             n = first.get(m)
-            r = arena_rate(m, games, deal_cap, seed=k + 1, first=(n,) if n else (), concurrency=concurrency)
+            r = arena_rate(m, games, deal_cap, seed=k + 1, first=(n,) if n else (), concurrency=concurrency,
+                           rates=rates)
             out[m].append(r)
             line = (f"  arena run {k + 1}/{runs}, {m}: {r['rate']:.1f} games/s, at most {r['most_in_flight']} games in "
                     f"flight, {r['mean_in_flight']:.0f} on average, CPU {r['cpu_ms']:.1f} ms a game in the referee "
@@ -466,7 +459,7 @@ def speed(a) -> dict:
     (``--deal-cap 200``, whole games)."""
     modes = a.modes.split(",")
     print(f"iowa cut to {a.deal_cap} deals: {a.wallclock or 3} real arena runs of {a.arena_games} games per mode")
-    runs = wallclock(modes, a.arena_games, a.deal_cap, a.wallclock or 3, concurrency=a.concurrency)
+    runs = wallclock(modes, a.arena_games, a.deal_cap, a.wallclock or 3, concurrency=a.concurrency, rates=a.rates)
     rates = {m: statistics.median(r["rate"] for r in rs) for m, rs in runs.items()}
     base = rates.get("naive")
     for m, r in rates.items():

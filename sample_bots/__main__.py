@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 
 from pepper_bot import run_bot
@@ -17,6 +18,7 @@ from pepper_bot.runner import add_connection_args
 
 from . import BOTS
 from .adapter import EngineBot
+from .mixed import Mixed
 
 
 def _env_float(name: str) -> float | None:
@@ -25,6 +27,16 @@ def _env_float(name: str) -> float | None:
         return float(v) if v else None
     except ValueError:
         return None
+
+
+def _share(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        x = -1.0
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"a rate from 0 to 1 (0.2: one decision in five at random), got {text!r}")
+    return x
 
 
 def make_policy(kind: str, seed: int | None = None, budget_ms: float | None = None, samples: int | None = None):
@@ -52,9 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--samples", type=int, default=None if samples is None else int(samples),
                     help="montecarlo: sampled deals per search instead of a time budget, so that its strength does "
                          "not depend on the machine's load (default: $PEPPER_MC_SAMPLES)")
-    ap.add_argument("--seed", type=int, default=None, help="random and montecarlo: the random seed")
+    ap.add_argument("--seed", type=int, default=None, help="random and montecarlo: the random seed (--mix: its too)")
+    ap.add_argument("--mix", type=_share, default=0.0, metavar="RATE",
+                    help="play a uniformly random legal action at this rate (0 to 1) instead of the bot's own: a weaker "
+                         "bot of known strength (bench/ranking.py's ladder)")
     a = ap.parse_args(argv)
-    bot = EngineBot(make_policy(a.bot, a.seed, a.budget_ms, a.samples), name=a.bot)
+    policy = make_policy(a.bot, a.seed, a.budget_ms, a.samples)
+    if a.mix:
+        policy = Mixed(policy, a.mix, random.Random(a.seed))
+    bot = EngineBot(policy, name=a.bot)
     return run_bot(bot, a.referee, a.token, a.name, a.max_batch, tls_ca=a.tls_ca, log_level=a.log_level,
                    give_up_after=a.give_up_after)
 
