@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import threading
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +20,25 @@ def _address(text: str, flag: str = "--address") -> tuple[str, int]:
         fail(f"{flag} {text!r} is not HOST:PORT (for example 127.0.0.1:8000, or 0.0.0.0:8000 to listen on every "
              "interface)")
     return host.strip("[]"), int(port)
+
+
+# A refused seat asks again this often: the arena registers its bots with its referee only once that is up, and
+# `pepper web --seat` may be started first (as the docs' example does, in another terminal).
+SEAT_RETRY_S = 1.0
+
+
+def _hold_seat(run_bot, human, referee: str, token: str, seat: str) -> None:
+    """Keep ``seat`` connected for as long as the server runs. The SDK ends at a refused Hello (a bot process should
+    say so and exit); a person's seat waits for the arena to register the bot instead, saying why once."""
+    from pepper_bot.runner import EXIT_REFUSED
+
+    said = False
+    while run_bot(human, referee, token, seat, install_signal_handlers=False, give_up_after=None) == EXIT_REFUSED:
+        if not said:
+            typer.echo(f"the referee at {referee} refused {seat!r} (not registered yet, or a wrong token): asking again "
+                       f"every {SEAT_RETRY_S:.0f} s", err=True)
+            said = True
+        time.sleep(SEAT_RETRY_S)
 
 
 def _token(token_file: Path | None) -> str:
@@ -64,8 +84,7 @@ def web(db: DbOption = Path("arena.db"),
         from web.seat import HumanSeat
 
         human, play_token = HumanSeat(seat), secrets.token_urlsafe(16)
-        threading.Thread(target=run_bot, args=(human, referee, token, seat), daemon=True, name="seat",
-                         kwargs={"install_signal_handlers": False, "give_up_after": None}).start()
+        threading.Thread(target=_hold_seat, args=(run_bot, human, referee, token, seat), daemon=True, name="seat").start()
     try:
         app = create_app(db, seat=human, play_token=play_token)
     except StoreError as e:

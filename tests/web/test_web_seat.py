@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -102,3 +103,45 @@ def test_a_person_plays_a_seat_through_the_page_to_the_end_of_the_run(tmp_path, 
     assert total == 2 and all(g.status == "completed" for g in games)
     assert all("alice" in g.bots and "random" in g.bots for g in games)
     assert st.rating_games(games[0].pool, "alice") == 2
+
+
+def test_a_seat_started_before_the_arena_registers_its_bot_waits_for_it(tmp_path):
+    """`pepper web --seat alice` may start before the arena has told its referee about alice: the refused Hello is
+    said once and asked again, and the seat connects once alice is registered (it used to give up for good, and the
+    run then waited for alice for ten minutes)."""
+    import grpc
+    from pepper_proto.v1 import control_pb2, control_pb2_grpc
+
+    db = tmp_path / "arena.db"
+    Store(str(db)).close()
+    (tmp_path / "token").write_text("alice-token-0123456789abcdef\n")
+    ref = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+                            "--control-token", "web-seat-control-token"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+    web = None
+    try:
+        address = ref.stdout.readline().split()[-1]
+        web = start(["web", "--db", str(db), "--address", f"127.0.0.1:{free_port()}", "--seat", "alice",
+                     "--referee", address, "--token-file", str(tmp_path / "token")], tmp_path)
+        said: list[str] = []
+        threading.Thread(target=lambda: said.extend(iter(web.stderr.readline, "")), daemon=True).start()
+        until = time.monotonic() + 20
+        while not any("refused 'alice'" in x and "asking again" in x for x in said):   # nobody registered alice yet
+            assert time.monotonic() < until, said
+            time.sleep(0.05)
+        md = [("authorization", "Bearer web-seat-control-token")]
+        with grpc.insecure_channel(address) as ch:
+            stub = control_pb2_grpc.ControlServiceStub(ch)
+            stub.RegisterBot(control_pb2.RegisterBotRequest(name="alice", token="alice-token-0123456789abcdef"),
+                             metadata=md)
+            until = time.monotonic() + 20
+            while True:
+                bots = {b.name: b.connections for b in stub.ListBots(control_pb2.ListBotsRequest(), metadata=md).bots}
+                if bots.get("alice") == 1:
+                    break
+                assert time.monotonic() < until and web.poll() is None, bots
+                time.sleep(0.1)
+    finally:
+        if web is not None:
+            stop(web)
+        stop(ref)
