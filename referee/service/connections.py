@@ -186,46 +186,39 @@ class Connection:
     def push(self, frame: bytes) -> None:
         """Queue pre-serialized batch item frames (see :func:`referee.wire.item_frame`; several may be
         concatenated) that go out with the next Batch: a game start or end, a notice."""
-        if self.closed:
-            return
-        out = self.outbox
-        if out and type(out[-1]) is list:
-            out[-1].append(frame)
-        else:
-            out.append([frame])
-        if not self.ready:
-            self.ready = True
-            self._woken()
+        if not self.closed:
+            self._append(frame)
+            self._ready()
 
     def push_event(self, frame: bytes) -> None:
         """Queue event frames: they wait for the next Batch that carries something else (the module docstring),
         or go out like :meth:`push` on a connection with ``live_events``."""
-        if self.live_events:
-            self.push(frame)
-            return
-        if self.closed:
-            return
+        if not self.closed:
+            self._append(frame)
+            if self.live_events:
+                self._ready()
+
+    def push_request(self, p: Pending) -> None:
+        """Queue a decision request (its frame is ``p.item``)."""
+        if not self.closed:
+            self.outbox.append(p)
+            self._ready()
+
+    def _append(self, frame: bytes) -> None:
         out = self.outbox
         if out and type(out[-1]) is list:
             out[-1].append(frame)
         else:
             out.append([frame])
 
-    def push_request(self, p: Pending) -> None:
-        """Queue a decision request (its frame is ``p.item``)."""
-        if self.closed:
-            return
-        self.outbox.append(p)
+    def _ready(self) -> None:
+        # The outbox holds more than events now. The writer is woken when it becomes ready with nothing in flight,
+        # and by rearm() when what is in flight is all closed while it is ready: so a push to a ready outbox needs
+        # no wake-up (asyncio.Event.set is a Python call: it was several a decision).
         if not self.ready:
             self.ready = True
-            self._woken()
-
-    def _woken(self) -> None:
-        # The writer is woken when the outbox becomes ready with nothing in flight, and by rearm() when what is
-        # in flight is all closed while the outbox is ready: so a push to a ready outbox needs no wake-up
-        # (asyncio.Event.set is a Python call: it was several a decision).
-        if not self.in_flight:
-            self.wake.set()
+            if not self.in_flight:
+                self.wake.set()
 
     def notice(self, code: str, rid: int, game_id: str, message: str) -> None:
         """Tell the bot about an answer that was not applied (``code``: a notice word, see wire.messages)."""
