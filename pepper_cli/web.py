@@ -27,9 +27,10 @@ def _address(text: str, flag: str = "--address") -> tuple[str, int]:
 SEAT_RETRY_S = 1.0
 
 
-def _hold_seat(run_bot, human, referee: str, token: str, seat: str) -> None:
+def _hold_seat(human, referee: str, token: str, seat: str) -> None:
     """Keep ``seat`` connected for as long as the server runs. The SDK ends at a refused Hello (a bot process should
     say so and exit); a person's seat waits for the arena to register the bot instead, saying why once."""
+    from pepper_bot import run_bot
     from pepper_bot.runner import EXIT_REFUSED
 
     said = False
@@ -79,12 +80,10 @@ def web(db: DbOption = Path("arena.db"),
     if seat is not None:
         _address(referee, "--referee")
         token = _token(token_file)
-        from pepper_bot import run_bot
-
         from web.seat import HumanSeat
 
         human, play_token = HumanSeat(seat), secrets.token_urlsafe(16)
-        threading.Thread(target=_hold_seat, args=(run_bot, human, referee, token, seat), daemon=True, name="seat").start()
+        threading.Thread(target=_hold_seat, args=(human, referee, token, seat), daemon=True, name="seat").start()
     try:
         app = create_app(db, seat=human, play_token=play_token)
     except StoreError as e:
