@@ -37,15 +37,21 @@ $(RUNTIME): pyproject.toml sdk/python/pyproject.toml
 	@touch $(RUNTIME)
 
 # The compiled rules engine (setup.py's COMPILED_MODULES, by Cython from the same .py files), built in place and
-# rebuilt whenever one of its sources changes; without a C compiler it stays pure Python, with a one-line notice.
-ENGINE_SOURCES := $(shell find referee/rules referee/wire referee/service -name '*.py' -o -name '*.pxd') setup.py
+# rebuilt whenever one of its sources changes. A build that fails (no C compiler, say) prints one line with the
+# reason and the fix, leaves no stamp, so that the next `make` tries again, and does not stop the target: the
+# engine then runs as pure Python, and `pepper arena run` and `pepper --version` say so and why.
+ENGINE_SOURCES := $(shell find referee/rules referee/wire referee/service -name '*.py' -o -name '*.pxd') setup.py tools/build_engine.py
 COMPILED := $(VENV)/.compiled
 $(COMPILED): $(RUNTIME) $(ENGINE_SOURCES)
-	@$(BIN)/python setup.py --quiet build_ext --inplace 2>&1 | grep -v -e '^warning: ' -e 'Compiling ' -e '^\[' || true
-	@touch $(COMPILED)
+	@rm -f $(COMPILED)
+	@if $(BIN)/python tools/build_engine.py; then touch $(COMPILED); fi
 
-.PHONY: compiled
+.PHONY: compiled check-compiled
 compiled: $(COMPILED) ## build the compiled rules engine in place (make install does; PEPPER_PURE=1 runs the .py files)
+
+check-compiled: $(COMPILED) ## fail unless the compiled engine is the one that imports (CI runs it on a fresh clone)
+	$(BIN)/python -c 'import referee.rules as r, referee.wire as w, referee.service as s; \
+		assert r.COMPILED and w.COMPILED and s.COMPILED, "pure Python engine: " + str(r.why_pure()); print("engine: compiled")'
 
 $(STAMP): $(RUNTIME) $(SDK_STAMP)
 	$(BIN)/python -m pip install --quiet -e ./sdk/python -e '.[test,dev,research,ray]'

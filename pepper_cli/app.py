@@ -30,15 +30,16 @@ app = typer.Typer(
 
 def version_line() -> str:
     """What ``pepper --version`` prints: the installed pepper-arena, the protocol (package and version) it speaks,
-    and whether its rules engine is the compiled build (setup.py) or the pure-Python source."""
+    and whether its rules engine is the compiled build (setup.py) or the pure-Python source, and why."""
     from importlib.metadata import version
 
     from pepper_proto import PROTOCOL_VERSION
     from pepper_proto.v1 import bot_pb2
 
-    from referee.rules import COMPILED
+    from referee.rules import why_pure
 
-    engine = "compiled" if COMPILED else "pure Python"
+    why = why_pure()
+    engine = "compiled" if why is None else f"pure Python: {why}"
     return f"pepper {version('pepper-arena')} (protocol {bot_pb2.DESCRIPTOR.package} {PROTOCOL_VERSION}; rules engine {engine})"
 
 

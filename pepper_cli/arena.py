@@ -142,6 +142,10 @@ def arena_run(
     label = f"{rs.name}/{cfg.resolved_players()}p"
     shown = _BarProgress(label, quiet) if Console().is_terminal else _PlainProgress(label, progress_every, quiet)
     with shown.active() as note:
+        if not referee:   # the arena's own referees load this engine (another referee's is its own business)
+            from referee.rules import why_pure
+            if (why := why_pure()) is not None:
+                note(f"note: the rules engine runs as pure Python, slower: {why}")
         try:
             if ray:  # only then is Ray imported (the single-machine arena never loads it)
                 from arena import distributed

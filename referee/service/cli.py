@@ -107,6 +107,9 @@ def serve(
 ) -> None:
     """Serve the bot and control APIs until SIGTERM/SIGINT."""
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from referee.rules import why_pure
+    if (why := why_pure()) is not None:
+        logging.getLogger("referee").warning("the rules engine runs as pure Python, slower: %s", why)
     if control_token and control_token_file:
         raise typer.BadParameter("give the control token once: --control-token (PEPPER_CONTROL_TOKEN) or "
                                  "--control-token-file", param_hint="--control-token-file")

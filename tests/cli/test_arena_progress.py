@@ -91,3 +91,24 @@ def test_the_default_concurrency_is_not_larger_than_the_run(tmp_path):
                                 log_dir=str(tmp_path / "logs")), on_progress=seen.append)
     assert progress.done == 6 and progress.concurrency == 6 and progress.most_in_flight <= 6
     assert seen and seen[-1].in_flight == 0
+
+
+def test_a_run_on_the_pure_engine_says_so_once(tmp_path):
+    """A run whose engine is not compiled says so in one line, with why, and plays on; a compiled one says nothing."""
+    import os
+
+    import referee.rules
+
+    def notes(env: dict) -> list[str]:
+        (tmp_path / "short.toml").write_text(SHORT)
+        run_ = subprocess.run([sys.executable, "-m", "pepper_cli", "arena", "run", "--ruleset", "short.toml", "--bots",
+                               "random,heuristic", "--games", "4", "--db", str(tmp_path / f"{len(env)}.db")],
+                              cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=120)
+        assert run_.returncode == 0 and "4/4 games" in run_.stdout, run_.stdout + run_.stderr
+        return [ln for ln in (run_.stdout + run_.stderr).splitlines() if "rules engine runs as pure Python" in ln]
+
+    pure = notes({**os.environ, "PEPPER_PURE": "1"})
+    assert len(pure) == 1 and pure[0].startswith("note: ") and "PEPPER_PURE=1 is set" in pure[0], pure
+    if referee.rules.COMPILED:
+        assert notes({k: v for k, v in os.environ.items() if k != "PEPPER_PURE"}) == []

@@ -98,3 +98,40 @@ def test_shuffle_draws_as_random_shuffle():
             r1.shuffle(a)
             shuffle(r2, b)
             assert a == b and r1.random() == r2.random(), (seed, size)
+
+
+def test_a_build_without_a_compiler_says_why_and_the_engine_reports_it(tmp_path):
+    # A copy of what the build reads, built with a C compiler that does not exist: tools/build_engine.py must fail
+    # (exit 1, so the Makefile writes no stamp and the next `make` tries again), say why in one line with the fix,
+    # and leave the reason where referee.rules.why_pure() (pepper --version, pepper arena run) reads it.
+    import shutil
+
+    for part in ("referee", "tools"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("*.so", "*.c", "_compiled_build.*",
+                                                                                     "__pycache__", "node_modules"))
+    for f in ("setup.py", "pyproject.toml"):
+        shutil.copy(ROOT / f, tmp_path / f)
+    env = {**os.environ, "CC": "/nonexistent/cc"}
+    env.pop("PEPPER_PURE", None)
+    built = subprocess.run([sys.executable, "tools/build_engine.py"], cwd=tmp_path, env=env, capture_output=True,
+                           text=True)
+    assert built.returncode == 1, built.stdout + built.stderr
+    lines = built.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no C compiler" in lines[0] and "apt-get install gcc" in lines[0], built.stderr
+    assert not (tmp_path / "referee" / "rules" / "_compiled_build.txt").exists()
+    why = subprocess.run([sys.executable, "-c", "import referee.rules as r; print(r.COMPILED, r.why_pure())"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout
+    assert why.startswith("False the build failed: no C compiler (/nonexistent/cc"), why
+    assert "make compiled" in why
+
+
+def test_version_names_the_engine_and_why_it_is_pure():
+    code = "from pepper_cli.app import version_line; print(version_line())"
+    pure = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PEPPER_PURE": "1"}, cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+    assert "rules engine pure Python: PEPPER_PURE=1 is set" in pure, pure
+    if rules.COMPILED and not PURE:
+        env = {k: v for k, v in os.environ.items() if k != "PEPPER_PURE"}
+        built = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                               check=True).stdout
+        assert "rules engine compiled)" in built, built
