@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import needs
 import pytest
 from test_node_bot import Referee, assert_node_seats_clean
 
@@ -58,10 +59,7 @@ def built() -> dict[str, Path]:
 
 def need(built: dict[str, Path], kit: str) -> Path:
     if kit not in built:
-        why = make("-C", f"sample_bots/{kit}", "missing").stdout.strip()
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the {kit} starter kit cannot be built in CI: {why}", pytrace=False)
-        pytest.skip(f"the {kit} starter kit's toolchain is missing: {why}")
+        needs.require(kit)
     return built[kit]
 
 

@@ -3,11 +3,11 @@ and hostile bots each fail safely, with the expected fault, while the other game
 
 from __future__ import annotations
 
-import os
 import socket
 import sqlite3
 from pathlib import Path
 
+import needs
 import pytest
 
 from arena.registry import ensure_sample_bots
@@ -115,13 +115,7 @@ def test_a_bot_over_its_memory_is_oom_killed_one_that_exits_crashes_and_the_othe
 
 
 def test_a_sandboxed_tournament_of_every_sample_bot(tmp_path, docker_client):
-    from arena.registry import node_missing
-
-    why = node_missing()
-    if why:   # CI installs Node.js and the bot's packages (make node-bot): it must run there
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"CI=true but the Node.js sample bot cannot run: {why}", pytrace=False)
-        pytest.skip(why)
+    needs.require("node")   # CI installs Node.js and the bot's packages (make node-bot): it must run there
     db, _ = setup(tmp_path, {})
     run_id, prog = play(tmp_path, db, "random,heuristic,montecarlo,node", 12, bot_env={"PEPPER_MC_BUDGET_MS": "1"})
     assert (prog.done, prog.faults, prog.crashes) == (12, 0, 0), prog

@@ -4,11 +4,11 @@ and Debian's Chromium driven by Playwright (never a browser Playwright downloads
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import needs
 import pytest
 from web_harness import CHROMIUM, Server, tournament
 
@@ -27,11 +27,7 @@ def server(arena_db) -> Iterator[Server]:
 
 @pytest.fixture(scope="session")
 def browser():
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        message = f"no Chromium at {CHROMIUM}: `apt-get install chromium` (.ci/run does)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    needs.require("chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
