@@ -92,6 +92,14 @@ def serve(
         "the open-file limit); more are refused with RESOURCE_EXHAUSTED"),
     max_bot_connections_per_peer: int = typer.Option(
         ServerConfig.max_bot_connections_per_peer, help="Connect streams open at once from one IP address"),
+    max_waiting_streams: int = typer.Option(
+        ServerConfig.max_waiting_streams, help="of those, streams that have not said Hello yet, in all; when every "
+        "slot is taken the oldest of them is closed to make room for a new stream"),
+    max_waiting_streams_per_peer: int = typer.Option(
+        ServerConfig.max_waiting_streams_per_peer, help="streams that have not said Hello yet, from one IP address"),
+    new_streams_per_peer_per_s: float = typer.Option(
+        ServerConfig.new_streams_per_peer_per_s, help="new Connect streams a second from one IP address (bursts of "
+        "twice as many); more are refused with RESOURCE_EXHAUSTED"),
     fd_reserve: int = typer.Option(
         ServerConfig.fd_reserve, help="open files kept free of bot connections, for control clients and records"),
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
@@ -143,6 +151,9 @@ def serve(
                            keepalive_timeout_ms=keepalive_timeout_ms, hello_timeout_ms=hello_timeout_ms,
                            max_streams_per_connection=max_streams_per_connection, max_bot_connections=max_bot_connections,
                            max_bot_connections_per_peer=max_bot_connections_per_peer, fd_reserve=fd_reserve,
+                           max_waiting_streams=max_waiting_streams,
+                           max_waiting_streams_per_peer=max_waiting_streams_per_peer,
+                           new_streams_per_peer_per_s=new_streams_per_peer_per_s,
                            tls_cert=str(tls_cert) if tls_cert else None, tls_key=str(tls_key) if tls_key else None,
                            record_dir=str(record_dir) if record_dir else None, keep_games=keep_finished,
                            unix_socket=str(unix_socket) if unix_socket else None)

@@ -111,6 +111,10 @@ class ServerConfig:
     max_streams_per_connection: int = 4096  # concurrent streams on one HTTP/2 connection (grpc.max_concurrent_streams)
     max_bot_connections: int = 4096         # Connect streams at once, in all (also capped by the open-file limit)
     max_bot_connections_per_peer: int = 1024   # Connect streams at once from one IP address
+    max_waiting_streams: int = 256          # of those, streams that have not said Hello yet, in all (the oldest is
+                                            # closed to make room for a new stream when every slot is taken)
+    max_waiting_streams_per_peer: int = 64  # ... and from one IP address
+    new_streams_per_peer_per_s: float = 100.0   # new Connect streams a second from one IP address (bursts of twice)
     fd_reserve: int = 128                   # open files kept free of bot connections: control clients, records, logs
 
     def __post_init__(self):
@@ -125,7 +129,10 @@ class ServerConfig:
         for name, flag in (("keepalive_time_ms", "--keepalive-time-ms"), ("keepalive_timeout_ms", "--keepalive-timeout-ms"),
                            ("hello_timeout_ms", "--hello-timeout-ms"), ("max_streams_per_connection", "--max-streams-per-connection"),
                            ("max_bot_connections", "--max-bot-connections"),
-                           ("max_bot_connections_per_peer", "--max-bot-connections-per-peer")):
+                           ("max_bot_connections_per_peer", "--max-bot-connections-per-peer"),
+                           ("max_waiting_streams", "--max-waiting-streams"),
+                           ("max_waiting_streams_per_peer", "--max-waiting-streams-per-peer"),
+                           ("new_streams_per_peer_per_s", "--new-streams-per-peer-per-s")):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} ({flag}) must be >= 1, got {getattr(self, name)}")
         if self.fd_reserve < 0:

@@ -34,29 +34,36 @@ class BotServicer:
         self.referee, self.limits = referee, limits
 
     async def Connect(self, request_iterator, context: grpc.aio.ServicerContext):
-        # Admitted (counted) before its Hello: the limits bound what an unauthenticated client holds open.
+        # Admitted (counted) before its Hello: the limits bound what an unauthenticated client holds open. Until its
+        # Hello the stream waits among the ones the limits may close to make room (``closed`` then says why).
         peer = peer_host(context.peer())
-        refused = self.limits.admit(peer)
+        closed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        refused = self.limits.admit(peer, closed, lambda why: closed.done() or closed.set_result(why))
         if refused:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
         try:
-            await self._connect(context)
+            await self._connect(context, closed)
         finally:
-            self.limits.release(peer)
+            self.limits.release(peer, closed)
 
-    async def _hello(self, context: grpc.aio.ServicerContext):
-        """The stream's first message, or the stream is ended after the Hello timeout."""
+    async def _hello(self, context: grpc.aio.ServicerContext, closed: asyncio.Future):
+        """The stream's first message; or the stream is ended after the Hello timeout, or when the limits close it."""
         timeout_ms = self.referee.config.hello_timeout_ms
-        try:
-            return await asyncio.wait_for(context.read(), timeout_ms / 1000)
-        except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
-                                f"no Hello within {timeout_ms} ms of opening the Connect stream: a bot sends its Hello "
-                                "first (the referee's limit: `pepper referee serve --hello-timeout-ms`)")
+        read = asyncio.ensure_future(context.read())
+        done, _ = await asyncio.wait((read, closed), timeout=timeout_ms / 1000, return_when=asyncio.FIRST_COMPLETED)
+        if read in done:
+            self.limits.said_hello(closed)
+            return read.result()
+        read.cancel()
+        if closed in done:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, closed.result())
+        await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                            f"no Hello within {timeout_ms} ms of opening the Connect stream: a bot sends its Hello "
+                            "first (the referee's limit: `pepper referee serve --hello-timeout-ms`)")
 
-    async def _connect(self, context: grpc.aio.ServicerContext):
+    async def _connect(self, context: grpc.aio.ServicerContext, closed: asyncio.Future):
         ref = self.referee
-        first = await self._hello(context)
+        first = await self._hello(context, closed)
         if first is grpc.aio.EOF:
             return
         if first.WhichOneof("message") != "hello":
@@ -265,7 +272,9 @@ async def start(config: ServerConfig) -> RunningServer:
         raise ValueError("a control token is required")
     referee = Referee(config)
     limits = StreamLimits(config.max_bot_connections_per_peer, config.max_bot_connections, raise_open_file_limit(),
-                          config.fd_reserve)
+                          config.fd_reserve, waiting_total=config.max_waiting_streams,
+                          waiting_per_peer=config.max_waiting_streams_per_peer,
+                          rate_per_peer=config.new_streams_per_peer_per_s)
     limit_undecodable()
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", config.max_receive_bytes),   # sized to the protocol (config.inbound_limit)

@@ -114,3 +114,14 @@ async def hello(target: str, name: str, token: str) -> bot_pb2.ConnectResponse:
         first = await asyncio.wait_for(call.read(), 10)
         call.cancel()
         return first
+
+
+async def open_said_hello(target: str, name: str, token: str) -> tuple[grpc.aio.Channel, object]:
+    """A Connect stream that said Hello and was welcomed, held open: (its channel, the call); close the channel."""
+    ch = grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+    call = bot_pb2_grpc.BotServiceStub(ch).Connect()
+    await call.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(
+        bot_name=name, token=token, protocol_version=wire.PROTOCOL_VERSION)))
+    first = await asyncio.wait_for(call.read(), 10)
+    assert first.WhichOneof("message") == "welcome", first
+    return ch, call
