@@ -96,7 +96,7 @@ test-fast: install ## the pure layers only, in under a minute
 # with git archive, not buf's own git input: that clones only the last 50 commits, and 1.0 is older.
 PROTO_BASELINE ?= 7ca4fe1
 
-lint: install $(BUF) ## static checks (ruff, the layers, the dependencies, buf lint, buf breaking against the published protocol)
+lint: install $(BUF) ## static checks (ruff, the layers and what each package may import (.importlinter), the dependencies, buf lint, buf breaking against the published protocol)
 	$(BIN)/ruff check $(PY_PACKAGES) sdk/python tests bench tools
 	$(BIN)/lint-imports --no-logo --no-cache
 	$(BIN)/deptry .

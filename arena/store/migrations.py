@@ -3,7 +3,11 @@
 Every database walks the same path, a new one from version 0: migration N
 takes the schema from version N-1 to N. To change the schema, append a
 migration (never edit one that has shipped) and a test that opens a database
-of the previous version.
+of the previous version. A migration reads only its own code, the standard
+library and the database: what it needs of the live code (the rules, the
+pool keys) it freezes in a copy of its own (:mod:`arena.store.frozen` for
+migrations 3 and 5), so that its result never changes with that code
+(`.importlinter` holds this module to the standard library).
 
 - 1: the schema the arena shipped first (meta, bots, runs, planned_games,
   games with per-seat JSON columns and the record, ratings, rating_history).
@@ -48,10 +52,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
 
-from referee.rules import BUILTIN_RULESETS, RulesetError, ruleset_from_dict
-
-from ..evidence import game_pairs
-from ..ratings import Pool
+from . import frozen
 
 
 class Migration(NamedTuple):
@@ -257,18 +258,13 @@ def _to_3(db: sqlite3.Connection) -> None:
     keys = {r[0] for t in ("games", "ratings", "rating_history") for r in db.execute(f"SELECT DISTINCT pool FROM {t}")}
     params = _ruleset_params_by_name(db)
     for key in keys:
-        pool = Pool.parse(key)
+        pool = frozen.PoolKey.parse(key)
         if pool.digest:
             continue
-        rs = BUILTIN_RULESETS.get(pool.ruleset)
-        if rs is None and pool.ruleset in params:
-            try:
-                rs = ruleset_from_dict(params[pool.ruleset], source=f"run of ruleset {pool.ruleset}")
-            except RulesetError:
-                rs = None  # a file the rules no longer accept: it keeps its name alone
-        if rs is None:
-            continue
-        new = Pool.of(rs, pool.players).key
+        rules = frozen.rules_of(pool.ruleset, params)
+        if rules is None:
+            continue  # no such ruleset, or a file the rules refused: the pool keeps its name alone
+        new = pool._replace(digest=frozen.ruleset_digest(rules)).key
         for table in ("games", "game_seats", "ratings", "rating_history"):
             db.execute(f"UPDATE {table} SET pool = ? WHERE pool = ?", (new, key))
 
@@ -318,8 +314,8 @@ BLOCK_SCORES = [
 ]
 
 
-def add_block_game(db: sqlite3.Connection, run_id: int, match: int, pool: str, pairs) -> None:
-    """Add one game's pairwise results (:func:`arena.evidence.game_pairs`) to its block's rows."""
+def _add_block_game_5(db: sqlite3.Connection, run_id: int, match: int, pool: str,
+                      pairs: list[frozen.PairResult]) -> None:
     db.executemany(
         "INSERT INTO block_scores VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) "
         "ON CONFLICT (run_id, match, bot, version, opponent, opponent_version) DO UPDATE SET games = games + 1, "
@@ -331,30 +327,26 @@ def add_block_game(db: sqlite3.Connection, run_id: int, match: int, pool: str, p
 def _to_5(db: sqlite3.Connection) -> None:
     _run(db, BLOCK_SCORES)
     params = _ruleset_params_by_name(db)
-    tables: dict[tuple[str, int], tuple[int, ...] | None] = {}
+    tables: dict[tuple[str, int], tuple[int, ...] | None] = {}   # (ruleset, players) -> seat -> team
     games = db.execute("SELECT g.id, g.run_id, p.match, g.pool, g.players FROM games g JOIN planned_games p "
                        "ON p.run_id = g.run_id AND p.idx = g.idx ORDER BY g.id").fetchall()
     seats_of: dict[int, list[tuple]] = {}   # one pass over the seats, not a query per game
     for gid, *seat in db.execute("SELECT game_id, bot, version, score, won FROM game_seats ORDER BY game_id, seat"):
         seats_of.setdefault(gid, []).append(tuple(seat))
     for gid, run_id, match, pool, players in games:
-        name = Pool.parse(pool).ruleset
+        name = frozen.PoolKey.parse(pool).ruleset
         if (name, players) not in tables:
-            rs = BUILTIN_RULESETS.get(name)
-            try:
-                rs = rs or (ruleset_from_dict(params[name], source=f"run of ruleset {name}") if name in params else None)
-                tables[name, players] = tuple(rs.table(players).team_of) if rs else None
-            except RulesetError:
-                tables[name, players] = None
+            rules = frozen.rules_of(name, params)
+            tables[name, players] = frozen.team_of(rules, players) if rules else None
         team_of = tables[name, players]
         if team_of is None:
             continue
         seats = seats_of.get(gid, [])
         if len(seats) != len(team_of):
             continue
-        add_block_game(db, run_id, match, pool,
-                       game_pairs([(b, v) for b, v, _, _ in seats], [s for *_, s, _ in seats], [w for *_, w in seats],
-                                  team_of))
+        pairs = frozen.game_pairs([(b, v) for b, v, _, _ in seats], [s for *_, s, _ in seats], [w for *_, w in seats],
+                                  team_of)
+        _add_block_game_5(db, run_id, match, pool, pairs)
 
 
 def _to_6(db: sqlite3.Connection) -> None:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ..evidence import game_pairs
 from ..ratings import Rating
-from .migrations import LATEST, MIGRATIONS, add_block_game
+from .migrations import LATEST, MIGRATIONS
 from .rows import (
     BlockRow,
     Bot,
@@ -547,7 +547,12 @@ class Store:
         team_of = game.team_of or tuple(range(len(game.seats)))
         pairs = game_pairs([(s.bot, s.version) for s in game.seats], [s.score for s in game.seats],
                            [s.won for s in game.seats], team_of)
-        add_block_game(self.db, game.run_id, row[0], game.pool, pairs)
+        self.db.executemany(
+            "INSERT INTO block_scores VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) "
+            "ON CONFLICT (run_id, match, bot, version, opponent, opponent_version) DO UPDATE SET games = games + 1, "
+            "score = score + excluded.score, score_sq = score_sq + excluded.score_sq, "
+            "margin = margin + excluded.margin, margin_sq = margin_sq + excluded.margin_sq",
+            [(game.run_id, row[0], game.pool, *p.a, *p.b, p.score, p.score ** 2, p.margin, p.margin ** 2) for p in pairs])
 
     def blocks(self, pool: str, run_id: int | None = None, from_match: int = 0) -> list[BlockRow]:
         """Every side's block rows in ``pool`` (or in one run of it, from its match ``from_match`` on), by run and
