@@ -633,7 +633,12 @@ def arena_replay(game_id: int, db: DbOption = Path("arena.db"),
             _fail(f"no game {game_id}: {db} holds no games yet (run `pepper arena run` first)")
         _fail(f"no game {game_id} in {db}: it holds {_id_range(st)} (list them with `pepper arena games{_db_flag(db)}`)")
     from arena.stats import label
+    from arena.store.browse import unplayed_twins
 
+    if waiting := unplayed_twins(st, game_id):   # its seed and cards deal its twins, which are still to play
+        _fail(f"game {game_id}'s cards and seed are withheld while its duplicate match is still being played ({waiting} "
+              f"twin game{'s' if waiting > 1 else ''} with the same cards to go in run {g.run_id}); it replays once "
+              "they are stored or the run finishes", 1)
     counts = st.version_counts()
     typer.echo(f"game {game_id}: {g.ruleset} {g.players}p seed {g.seed}; seats: " +
                ", ".join(f"{s.seat}={label(s.bot, s.version, counts.get(s.bot, 1))}" for s in g.seats) +

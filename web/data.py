@@ -122,10 +122,11 @@ def bot(store: Store, name: str) -> dict:
     return {"name": name, "versions": out}
 
 
-def _summary(g: StoredGame, labels: dict[str, str], counts: dict[str, int], twins: list[int]) -> dict:
+def _summary(g: StoredGame, labels: dict[str, str], counts: dict[str, int], twins: list[int], withheld: bool) -> dict:
+    # The seed deals every deal of the game's duplicate twins: withheld, like the replay, while they are to play.
     d = g.summary()
-    d.update(seed=g.seed, pool_label=labels.get(g.pool, g.pool), labels=[label(s.bot, s.version, counts.get(s.bot, 1)) for s in g.seats],
-             twins=twins)
+    d.update(seed=None if withheld else g.seed, seed_withheld=withheld, pool_label=labels.get(g.pool, g.pool),
+             labels=[label(s.bot, s.version, counts.get(s.bot, 1)) for s in g.seats], twins=twins)
     return d
 
 
@@ -136,8 +137,9 @@ def games(store: Store, *, pool: str | None = None, bot: str | None = None, vers
     found, total = queries.games(store, f, limit=limit, before=before)
     more, found = len(found) > limit, found[:limit]
     labels, counts = pool_labels(store), store.version_counts()
-    tw = queries.twins(store, [g.id for g in found])
-    return {"total": total, "games": [_summary(g, labels, counts, tw[g.id]) for g in found],
+    ids = [g.id for g in found]
+    tw, held = queries.twins(store, ids), queries.withheld(store, ids)
+    return {"total": total, "games": [_summary(g, labels, counts, tw[g.id], g.id in held) for g in found],
             "next_before": found[-1].id if found and more else None,
             "runs": [{"id": i, "created_at": c, "finished_at": f_, "games": n} for i, c, f_, n in queries.runs(store)]}
 
@@ -148,7 +150,8 @@ def game(store: Store, game_id: int) -> dict:
     if g is None:
         ids = store.game_ids()
         raise NotFound(f"no game {game_id}" + (f"; the games are {ids.lowest} to {ids.highest}" if ids.count else ": no games yet"))
-    d = _summary(g, pool_labels(store), store.version_counts(), queries.twins(store, [game_id])[game_id])
+    d = _summary(g, pool_labels(store), store.version_counts(), queries.twins(store, [game_id])[game_id],
+                 bool(queries.unplayed_twins(store, game_id)))
     d["seat_details"] = [{"seat": s.seat, "bot": s.bot, "version": s.version, "status": str(s.status),
                           "faults": s.faults._asdict(), "fallbacks": s.fallbacks, "decisions": s.decisions,
                           "latency_p50_ms": s.latency_p50_ms, "latency_p99_ms": s.latency_p99_ms, "score": s.score,

@@ -95,11 +95,20 @@ def change_mark(store: Store) -> tuple[int, int]:
 
 def unplayed_twins(store: Store, game_id: int) -> int:
     """How many games of ``game_id``'s duplicate match its run still has to play (0 once the run is finished: a
-    finished run plays nothing more)."""
-    return store.db.execute("""
-        SELECT COUNT(*) FROM games g
+    finished run plays nothing more). While there are any, the game's cards and its seed (which deals every deal
+    of its twins) are withheld from every reader: web pages, the JSON API, the CLI."""
+    return withheld(store, [game_id]).get(game_id, 0)
+
+
+def withheld(store: Store, game_ids: list[int]) -> dict[int, int]:
+    """:func:`unplayed_twins` of many games at once: the games among ``game_ids`` with twins still to play."""
+    if not game_ids:
+        return {}
+    return dict(store.db.execute(f"""
+        SELECT g.id, COUNT(*) FROM games g
         JOIN runs r ON r.id = g.run_id AND r.finished_at IS NULL
         JOIN planned_games p ON p.run_id = g.run_id AND p.idx = g.idx
         JOIN planned_games p2 ON p2.run_id = p.run_id AND p2.match = p.match AND p2.idx != p.idx
-        WHERE g.id = ? AND NOT EXISTS (SELECT 1 FROM games g2 WHERE g2.run_id = p2.run_id AND g2.idx = p2.idx)""",
-        (game_id,)).fetchone()[0]
+        WHERE g.id IN ({', '.join('?' * len(game_ids))})
+          AND NOT EXISTS (SELECT 1 FROM games g2 WHERE g2.run_id = p2.run_id AND g2.idx = p2.idx)
+        GROUP BY g.id""", game_ids).fetchall())

@@ -144,11 +144,21 @@ def test_a_games_cards_are_withheld_while_its_duplicate_twin_is_still_to_play(ar
             assert "game 1's cards are withheld while its duplicate match is still being played (1 twin game with the " \
                    "same cards to go in run 1)" in json.loads(e.value.read())["detail"]
         assert server.api("/api/games/1")["id"] == 1                   # the result itself is no secret
+        # ... but its seed is: the engine deals every deal of the twin from it.
+        one = server.api("/api/games/1")
+        assert one["seed"] is None and one["seed_withheld"] is True, one
+        listed = {g["id"]: g for g in server.api("/api/games?limit=50")["games"]}
+        assert listed[1]["seed"] is None and listed[1]["seed_withheld"] is True
+        assert all(g["seed"] is not None for i, g in listed.items() if i not in (1, twin)), listed
+        r = pepper("arena", "replay", "1", "--db", str(db), cwd=tmp_path)
+        assert r.returncode == 1 and "game 1's cards and seed are withheld" in r.stderr and "seed" not in r.stdout, r
         other = next(g for g in range(2, 10) if g != twin)              # (games finish in any order: the twin
         assert len(server.api(f"/api/games/{other}/replay")["frames"]) > 1   # need not be game 2) a played-out match shows
         with sqlite3.connect(db) as c:                                 # the run is over: nothing more to play
             c.execute("UPDATE runs SET finished_at = 1")
         assert len(server.api("/api/games/1/replay")["frames"]) > 1
+        assert server.api("/api/games/1")["seed"] is not None
+        assert pepper("arena", "replay", "1", "--db", str(db), cwd=tmp_path).returncode == 0
     finally:
         server.stop()
 

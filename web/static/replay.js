@@ -122,7 +122,8 @@ async function init() {
   try {
     game = await api(`/api/games/${gameId}`);
     document.getElementById("game-info").textContent =
-      `${game.pool_label}, seed ${game.seed}, ${game.status}, final scores by seat ${game.scores.join(" ")}`;
+      `${game.pool_label}, ${game.seed_withheld ? "seed withheld" : `seed ${game.seed}`}, ${game.status}, ` +
+      `final scores by seat ${game.scores.join(" ")}`;
     fill(document.getElementById("twins"), game.twins.length ? ["duplicate twins (same cards, seats rotated): ",
       game.twins.map((t) => [el("a", {href: "/games/" + t, class: "twin"}, t), " "]),
       el("label", {}, " beside it: ", el("select", {id: "twin-select", onchange: () => loadTwin().catch((e) =>
