@@ -66,6 +66,10 @@ def web(db: DbOption = Path("arena.db"),
                                              "arena run --listen` says).")] = "127.0.0.1:50051",
         token_file: Annotated[Path | None, typer.Option("--token-file", help="With --seat: a file whose first line is "
                                                         "the bot's token (default: $PEPPER_TOKEN).")] = None,
+        allowed_host: Annotated[list[str] | None, typer.Option(
+            "--allowed-host", metavar="NAME", help="A host name the pages may be reached by, besides localhost, "
+            "127.0.0.1, [::1] and the --address host (repeatable; e.g. the machine's name when listening on "
+            "0.0.0.0). Requests naming any other host are refused (DNS rebinding).")] = None,
         ) -> None:
     """Serve the leaderboard (live while a run goes), the games, the replay viewer and the JSON API behind them."""
     host, port = _address(address)
@@ -84,8 +88,11 @@ def web(db: DbOption = Path("arena.db"),
 
         human, play_token = HumanSeat(seat), secrets.token_urlsafe(16)
         threading.Thread(target=_hold_seat, args=(human, referee, token, seat), daemon=True, name="seat").start()
+    hosts = ["localhost", "127.0.0.1", "[::1]", *(allowed_host or [])]
+    if host not in ("0.0.0.0", "::", ""):
+        hosts.append(f"[{host}]" if ":" in host else host)
     try:
-        app = create_app(db, seat=human, play_token=play_token)
+        app = create_app(db, seat=human, play_token=play_token, allowed_hosts=hosts)
     except StoreError as e:
         fail(str(e))
     shown = f"http://{'[' + host + ']' if ':' in host else host}:{port}"

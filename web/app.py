@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path as FilePath
 from typing import Annotated
 
-from fastapi import Body, FastAPI, HTTPException, Query, Request
+from fastapi import Body, FastAPI, HTTPException, Path, Query, Request
 from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.middleware.trustedhost import TrustedHostMiddleware
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from fastapi_offline import FastAPIOffline
 
 from arena.store import Store, StoreError
 from arena.store import browse as queries
@@ -29,17 +31,29 @@ from . import data
 from .charts import history_svg
 from .seat import HumanSeat
 
-HERE = Path(__file__).parent
+HERE = FilePath(__file__).parent
 POLL_SECONDS = 0.5   # how often the event stream looks at the store
+#: The host names a request may be addressed to by default: this machine's own (see create_app).
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+#: Ids are SQLite integers: a larger number names nothing (and would not fit a query).
+MAX_ID = 2 ** 63 - 1
+GameId = Annotated[int, Path(ge=0, le=MAX_ID, description="a game id")]
+Number = Annotated[int | None, Query(ge=0, le=MAX_ID)]
 
 
-def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | None = None,
-               play_token: str | None = None) -> FastAPI:
+def create_app(db: str | FilePath, *, poll: float = POLL_SECONDS, seat: HumanSeat | None = None,
+               play_token: str | None = None, allowed_hosts: Sequence[str] = LOCAL_HOSTS) -> FastAPI:
     """The ASGI app over the results database ``db`` (which must exist: it is only read). With ``seat``, the play
-    page and its API (``/play``, ``/api/seat``) too, each request holding ``play_token``."""
-    db = Path(db)
+    page and its API (``/play``, ``/api/seat``) too, each request holding ``play_token``.
+
+    Requests must be addressed (their Host header) to one of ``allowed_hosts``: a page of another site cannot read
+    the API by pointing its own host name at this server (DNS rebinding)."""
+    db = FilePath(db)
     Store(db, read_only=True).close()   # fail now, with the store's own message, not on the first request
-    app = FastAPI(title="Pepper Arena", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    # The API's docs page (Swagger UI) from the files fastapi-offline installs: nothing from a CDN.
+    app = FastAPIOffline(title="Pepper Arena", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+                         static_url="/static-api-docs")
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     app.add_middleware(GZipMiddleware, minimum_size=2048)   # a long game's replay is megabytes of repetitive JSON
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     pages = Jinja2Templates(directory=HERE / "templates")
@@ -75,7 +89,7 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | 
             return data.leaderboard(st, pool, all_versions=all_versions)
 
     @app.get("/api/history")
-    def api_history(pool: str, bot: str, version: int = 1) -> list[dict]:
+    def api_history(pool: str, bot: str, version: Annotated[int, Query(ge=0, le=MAX_ID)] = 1) -> list[dict]:
         """A bot version's rating after each of its rated games in a pool."""
         with store() as st:
             return data.history(st, pool, bot, version)
@@ -91,21 +105,21 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | 
             return data.bot(st, name)
 
     @app.get("/api/games")
-    def api_games(pool: str | None = None, bot: str | None = None, version: int | None = None, run: int | None = None,
+    def api_games(pool: str | None = None, bot: str | None = None, version: Number = None, run: Number = None,
                   status: str | None = None, limit: Annotated[int, Query(ge=1, le=500)] = 50,
-                  before: int | None = None) -> dict:
+                  before: Number = None) -> dict:
         """Games newest first, filtered, with their duplicate twins."""
         with store() as st:
             return data.games(st, pool=pool or None, bot=bot or None, version=version, run=run, status=status or None,
                               limit=limit, before=before)
 
     @app.get("/api/games/{game_id}")
-    def api_game(game_id: int) -> dict:
+    def api_game(game_id: GameId) -> dict:
         with store() as st:
             return data.game(st, game_id)
 
     @app.get("/api/games/{game_id}/replay")
-    def api_replay(game_id: int, seat: int | None = None) -> dict:
+    def api_replay(game_id: GameId, seat: Annotated[int | None, Query(ge=0, le=MAX_ID)] = None) -> dict:
         """The replay's frames: every seat's cards, or (``seat``) exactly what that seat knew."""
         with store() as st:
             return data.replay(st, game_id, seat)
@@ -124,7 +138,7 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | 
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     @app.get("/charts/history.svg")
-    def chart_history(pool: str, bot: str, version: int = 1) -> Response:
+    def chart_history(pool: str, bot: str, version: Annotated[int, Query(ge=0, le=MAX_ID)] = 1) -> Response:
         """The rating history as an SVG line chart (mu with its 3-sigma band)."""
         with store() as st:
             return Response(history_svg(data.history(st, pool, bot, version)), media_type="image/svg+xml")
@@ -142,7 +156,7 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | 
         return page(request, "games.html")
 
     @app.get("/games/{game_id}", response_class=HTMLResponse)
-    def replay_page(request: Request, game_id: int):
+    def replay_page(request: Request, game_id: GameId):
         return page(request, "replay.html", game_id=game_id)
 
     @app.get("/bots/{name}", response_class=HTMLResponse)
@@ -179,7 +193,7 @@ def create_app(db: str | Path, *, poll: float = POLL_SECONDS, seat: HumanSeat | 
     return app
 
 
-def _mark(db: Path) -> tuple[int, int]:
+def _mark(db: FilePath) -> tuple[int, int]:
     st = Store(db, read_only=True)
     try:
         return queries.change_mark(st)

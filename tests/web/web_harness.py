@@ -48,11 +48,11 @@ def get_json(url: str):
 class Server:
     """`pepper web` on a database, as a subprocess."""
 
-    def __init__(self, db: Path):
+    def __init__(self, db: Path, *args: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen([sys.executable, "-m", "pepper_cli", "web", "--db", str(db),
-                                      "--address", f"127.0.0.1:{self.port}"],
+                                      "--address", f"127.0.0.1:{self.port}", *args],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 30
         while True:
