@@ -26,7 +26,7 @@ cdef class Connection:
     cdef public dict in_flight
     cdef public set seats
     cdef public ClosedIds closed_ids
-    cdef public double start, _timer_at
+    cdef public double start, _timer_at, timed_out_at
     cdef public bint rush, closed, ready, live_events
 
     cpdef push(self, frame)

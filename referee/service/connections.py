@@ -168,6 +168,7 @@ class Connection:
         self._sent: deque[Pending] = deque()   # the requests in flight in the order sent (answered ones popped lazily)
         self.start = 0.0                   # when the bot could start on the head (the loop's clock, seconds)
         self.rush = False                  # after a timeout: every request in flight runs its clock from start
+        self.timed_out_at = 0.0            # when its head-of-line request last timed out, until it answers (0: never)
         self.closed_ids = ClosedIds(max(CLOSED_MIN, CLOSED_BATCHES * max_batch))   # to notice stale answers
         self.seats: set[tuple[GameRun, int]] = set()
         self.wake = asyncio.Event()
@@ -326,6 +327,7 @@ class Connection:
                 return
             self._expire(head)
             self.start, self.rush = at, True    # the rest were waiting: their clocks all start at once
+            self.timed_out_at = at              # suspect (a stopped or stuck bot) until it answers again
 
     def _expire(self, p: Pending) -> None:
         del self.in_flight[p.rid]
@@ -337,7 +339,7 @@ class Connection:
         """``answers`` requests were answered by one message arriving at ``now``: the ms charged to each.
         The next request's clock starts now, and only its own."""
         ms = shared_ms(self.start, now, answers)
-        self.start, self.rush = now, False
+        self.start, self.rush, self.timed_out_at = now, False, 0.0
         return ms
 
     def next_expiry(self) -> float | None:

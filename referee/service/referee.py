@@ -245,10 +245,20 @@ class Referee:
         used: dict[Connection, int] = {}    # seats of this game given to each connection
         shared = self.config.shared_seats
         seats = []
+        now = asyncio.get_running_loop().time()
         for s, name in enumerate(req.seats):
             if name not in self.tokens:
                 raise RequestError("NOT_FOUND", f"seat {s}: no bot registered as {name!r}")
             live = [c for c in self.conns.get(name, ()) if not c.closed and (shared or c not in used)]
+            # A connection whose last request timed out and that has answered nothing since is suspect (a stopped
+            # or stuck process, which the keepalive drops only after keepalive_time_ms + keepalive_timeout_ms):
+            # new games go to the bot's other connections, or wait until it answers or that window has passed.
+            awake = [c for c in live if not self._suspect(c, now)]
+            if live and not awake:
+                raise RequestError("UNAVAILABLE", f"seat {s}: bot {name!r} has not answered since a request timed "
+                                   "out on each of the connections this game could use (a stopped or stuck process); "
+                                   "new games wait until it answers or its connection is dropped")
+            live = awake
             if not live:
                 k, n = req.seats.count(name), sum(1 for c in self.conns.get(name, ()) if not c.closed)
                 raise RequestError("UNAVAILABLE", f"seat {s}: bot {name!r} has no live connection" if not n else
@@ -267,6 +277,12 @@ class Referee:
         self.running += 1
         run.start()
         return run
+
+    def _suspect(self, conn: Connection, now: float) -> bool:
+        """Whether ``conn`` timed out and has answered nothing since, within the keepalive's window (after it, a
+        connection still open has answered the referee's pings: its process is alive)."""
+        window = (self.config.keepalive_time_ms + self.config.keepalive_timeout_ms) / 1000
+        return conn.timed_out_at > 0 and now - conn.timed_out_at < window
 
     def _ruleset(self, req: GameRequest) -> Ruleset:
         src = req.ruleset_source
