@@ -35,7 +35,7 @@ from typing import NamedTuple
 from referee.rules import CARDS, Card, Game, Ruleset, get_ruleset, ruleset_from_dict
 
 MAX_SEED = (1 << 63) - 1
-HEADER = "# pepper deal set: one deal per line (seed N, decks in card notation separated by |); see docs/arena.md"
+HEADER = "# pepper deal set: one deal per line (seed N, decks in card notation separated by |); see docs/deal-sets.md"
 
 
 class DealSetError(ValueError):

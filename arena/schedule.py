@@ -246,7 +246,7 @@ def lineup_table_doubt(doubt: dict[tuple[str, str], float], seats: list[str], ta
 
 # Every line-up of an adaptive run keeps at least this share of an even split of the run's matches (its floor),
 # however little its score: no line-up goes unplayed, and a pair the ratings call settled too early is still
-# checked now and then. Measured in bench/ranking.py (docs/arena.md, "How many games a ranking needs").
+# checked now and then. Measured in bench/ranking.py (docs/ranking.md, "How many games a ranking needs").
 ADAPTIVE_FLOOR = 0.25
 # Beyond the floor a match goes only to a line-up whose bots are all within this many matches of the least-played
 # bot of the run: every bot keeps about as many games as the others (priority to under-played bots), so the sigmas

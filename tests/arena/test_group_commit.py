@@ -1,5 +1,5 @@
-"""Finished games committed in groups, off the event loop (arena.commits; docs/arena.md, "Why an adaptive run is
-slower"). The disk sync of a commit is made slow at the SQLite level (a trace callback that sleeps as a transaction
+"""Finished games committed in groups, off the event loop (arena.commits; docs/store.md,
+"Writing"). The disk sync of a commit is made slow at the SQLite level (a trace callback that sleeps as a transaction
 that stores a game commits), on a real Store file, with a real referee and bot subprocesses on 127.0.0.1."""
 
 from __future__ import annotations
