@@ -145,3 +145,67 @@ def test_a_seat_started_before_the_arena_registers_its_bot_waits_for_it(tmp_path
         if web is not None:
             stop(web)
         stop(ref)
+
+
+def test_every_press_like_a_persons_takes_effect(tmp_path, page):
+    """A person's click is a press of about 120 ms: every one on a legal card or button answers the decision (the
+    page used to rebuild its hand every 300 ms, and a press that spanned a rebuild was lost: 69 of 162 took effect)."""
+    db = tmp_path / "arena.db"
+    (tmp_path / "short.toml").write_text(SHORT)
+    r = pepper("bot", "register", "alice", "--remote", "--deadline-ms", "60000", "--db", str(db), cwd=tmp_path)
+    token = next(w for line in r.stdout.splitlines() for w in line.split() if len(w) == 32)
+    (tmp_path / "token").write_text(token + "\n")
+    listen, web_port = free_port(), free_port()
+    arena = start(["arena", "run", "--ruleset", "short.toml", "--players", "2", "--bots", "alice,random", "--games", "4",
+                   "--listen", f"127.0.0.1:{listen}", "--db", str(db), "--quiet"], tmp_path)
+    web = start(["web", "--db", str(db), "--address", f"127.0.0.1:{web_port}", "--seat", "alice",
+                 "--referee", f"127.0.0.1:{listen}", "--token-file", str(tmp_path / "token")], tmp_path)
+    presses, lost = 0, []
+    try:
+        web.stdout.readline()
+        play_url = web.stdout.readline().split(" at ", 1)[1].strip()
+        seat_api = play_url.replace("/play?", "/api/seat?")
+        up = time.monotonic() + 30
+        while True:
+            try:
+                get_json(seat_api)
+                break
+            except OSError:
+                assert web.poll() is None and time.monotonic() < up, web.stderr.read()
+                time.sleep(0.1)
+        page.goto(play_url)
+        deadline = time.monotonic() + 120
+        while arena.poll() is None and time.monotonic() < deadline:
+            before = get_json(seat_api)
+            if not before["pending"]:
+                time.sleep(0.05)
+                continue
+            # What a person sees: the page showing this decision (it polls the API every 300 ms).
+            target = page.locator(f'#play[data-request="{before["view"]["request_id"]}"]')
+            try:
+                target.wait_for(timeout=2000)
+                box = page.locator("#hand .card.legal, #actions button.action").first.bounding_box()
+            except Exception:  # noqa: BLE001 - playwright's TimeoutError: answered meanwhile (its time ran out)
+                continue
+            if box is None:
+                continue
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            page.wait_for_timeout(120)
+            page.mouse.up()
+            presses += 1
+            until = time.monotonic() + 3
+            while True:   # answered: that decision is no longer the pending one
+                now = get_json(seat_api)
+                if not now["pending"] or now["view"]["request_id"] != before["view"]["request_id"]:
+                    break
+                if time.monotonic() > until:
+                    lost.append(before["view"]["request_id"])
+                    break
+                time.sleep(0.05)
+        assert arena.wait(60) == 0, arena.stderr.read()
+    finally:
+        stop(arena)
+        page.goto("about:blank")
+        stop(web)
+    assert presses >= 8 and not lost, (presses, lost)

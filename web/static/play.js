@@ -3,7 +3,9 @@
 "use strict";
 
 const token = new URLSearchParams(location.search).get("token") || "";
-let state = null, asked = 0, sending = false;
+// The page is rebuilt only when the seat's state has changed (the API's `changes` counter): a press whose
+// button or card were replaced between its mouse-down and mouse-up would be no click at all.
+let state = null, asked = 0, sending = false, shown = -1;
 
 function seatLabel(v, s) { return s === v.seat ? `you (seat ${s})` : `seat ${s}`; }
 
@@ -12,6 +14,7 @@ function render() {
   document.getElementById("status").textContent = state.pending ? `your move: game ${v.game_id}, seat ${v.seat}` :
     v ? "waiting for the other seats…" : "waiting for the referee to seat you in a game…";
   document.getElementById("play").dataset.pending = state.pending;
+  document.getElementById("play").dataset.request = state.pending ? v.request_id : "";
   if (!v) return;
   const legal = state.pending ? v.legal_actions : [];
   const plays = new Map(legal.filter((a) => a.startsWith("play ")).map((a) => [a.slice(5), a]));
@@ -53,7 +56,10 @@ async function send(action, requestId) {
 
 async function poll() {
   try {
-    state = await api("/api/seat?token=" + encodeURIComponent(token));
+    const next = await api("/api/seat?token=" + encodeURIComponent(token));
+    if (next.changes === shown && state) return;   // nothing new: the table stays as it is, clicks included
+    state = next;
+    shown = next.changes;
     asked = Date.now();
     render();
     renderGames();
