@@ -2,7 +2,7 @@
 
 A row is one version of a bot (by default each bot's newest version with games
 in the pool; ``all_versions`` for every one) and holds every figure: the TrueSkill rating (mu, sigma, and mu - 3 sigma,
-the conservative rating the table is sorted by), games, win %, average points
+the conservative rating the table is sorted by), games, field % (below), win %, average points
 per game, contracts made %, faults by kind (timeouts, illegal actions, crashes:
 lost connections in its games plus the crashes of its processes the arena
 recorded, strategy fallbacks) and decision latency p50 and p99. A bot's points in a game
@@ -22,22 +22,32 @@ are not all alike (:mod:`arena.evidence`), else from their TrueSkill ratings (Ph
 and whether that difference is significant at 95% (two-sided: the likelihood above 97.5% or below
 2.5%). :func:`cross_table` gives the head-to-head statistics of every pair.
 
+Field %: a bot's score against the field, each opponent weighted equally, from complete duplicate blocks
+(:func:`field_scores`). For each other row of the table it has complete blocks against, its head-to-head score over
+them (the cross-table's score: the mean over blocks of its mean score per game, a win 1, a draw 1/2); then the
+mean of those scores, each opponent once. Win % counts games, so it measures whom the schedule put a bot against
+as much as its strength (an adaptive schedule gives the pairs it cannot yet tell apart more games); field % does
+not. Only blocks where each of the two bots was its team alone count: at a mixed line-up's table a bot's result
+is its team's, which its partner shares (partners are never compared, so a bot with no result against another
+bot of its block was that bot's partner), and such blocks are left out. A bot with none is shown ``-``; a bot
+with blocks against only some of the field is marked ``*`` (``field of`` in the wide table says how many).
+
 Two layouts show the rows: :data:`COMPACT` (fits 80 columns: rank, marked
 ``~N`` when not significantly below the row above, bot, rating with its
-interval, games, win %, all faults together) and :data:`WIDE` (every figure,
-and ``vs next``: the likelihood of being stronger than the next bot).
+interval, games, field %, all faults together) and :data:`WIDE` (every figure,
+win % beside field %, and ``vs next``: the likelihood of being stronger than the next bot).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
 from .evidence import Block, HeadToHead, Side, head_to_head, phi, pooled_correlation
 from .ratings import Rating
-from .store import Store
+from .store import BlockRow, Store
 
 
 @dataclass
@@ -59,6 +69,9 @@ class Row:
     latency_p99_ms: float | None
     version: int = 1
     label: str = ""     # how the table names it: "mybot", or "mybot v3" for a bot with several versions
+    field_pct: float | None = None         # score against the field, from complete duplicate blocks (None: no block)
+    field_opponents: int = 0               # the other rows it has such blocks against: how much of the field that is
+    field_size: int = 0                    # the other rows of its table
     next_los: float | None = None          # P(stronger than the next row's bot); None for the last row
     next_significant: bool | None = None   # that difference is significant at 95%
     next_basis: str | None = None          # "blocks" (their head-to-head duplicate blocks) or "trueskill"
@@ -90,6 +103,8 @@ _RANK = Column("rank", lambda r: f"~{r.rank}" if r.tied_above else str(r.rank))
 _BOT = Column("bot", lambda r: r.label, left=True)
 _GAMES = Column("games", lambda r: str(r.games))
 _WIN = Column("win %", lambda r: _num(r.win_pct))
+_FIELD = Column("field %", lambda r: _num(r.field_pct) + ("*" if r.field_pct is not None
+                                                             and r.field_opponents < r.field_size else ""))
 
 
 def _vs_next(r: Row) -> str:
@@ -99,19 +114,22 @@ def _vs_next(r: Row) -> str:
 
 
 _NEXT = Column("vs next", _vs_next)
-NEXT_CAPTION = "~2: not significantly below the bot above (95%)"
+NEXT_CAPTION = "~N: not significantly below the bot above (95%)"
+FIELD_CAPTION = ("field %: score against the other bots, each weighted equally, over complete duplicate blocks "
+                 "(* not against every one; - no such block)")
 
 COMPACT = (_RANK, _BOT,
            Column("rating", lambda r: _num(r.conservative, 2)),
            Column("mu ± 3sigma", lambda r: f"{r.mu:.2f} ± {3 * r.sigma:.2f}"),
-           _GAMES, _WIN,
+           _GAMES, _FIELD,
            Column("faults", lambda r: str(r.faults)))
 
 WIDE = (_RANK, _BOT,
         Column("mu", lambda r: _num(r.mu, 2)),
         Column("sigma", lambda r: _num(r.sigma, 2)),
         Column("mu-3sigma", lambda r: _num(r.conservative, 2)),
-        _GAMES, _WIN,
+        _GAMES, _FIELD,
+        Column("field of", lambda r: f"{r.field_opponents}/{r.field_size}"), _WIN,
         Column("avg points", lambda r: _num(r.avg_points)),
         Column("contracts made %", lambda r: _num(r.contracts_made_pct)),
         Column("timeouts", lambda r: str(r.timeouts)),
@@ -144,6 +162,7 @@ def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | N
     rows.sort(key=lambda x: -x.conservative)
     for i, row in enumerate(rows, 1):
         row.rank = i
+    field_scores(rows, blocks_by_pair(store, pool, solo=True))
     pairs = head_to_heads(store, pool)
     for row, below in zip(rows, rows[1:]):
         h = pairs.get(((row.bot, row.version), (below.bot, below.version)))
@@ -164,14 +183,45 @@ def separation(upper: Rating, lower: Rating, h: HeadToHead | None) -> tuple[floa
     return los, not 0.025 <= los <= 0.975, "trueskill"
 
 
-def blocks_by_pair(store: Store, pool: str) -> dict[tuple[Side, Side], list[Block]]:
-    """The complete blocks of ``pool`` per ordered pair of sides (each side's own view of them)."""
+def blocks_by_pair(store: Store, pool: str, *, solo: bool = False) -> dict[tuple[Side, Side], list[Block]]:
+    """The complete blocks of ``pool`` per ordered pair of sides (each side's own view of them); ``solo``: only
+    those where neither side shared its team with another side (:func:`partnered`)."""
+    rows = store.blocks(pool)
+    shared = partnered(rows) if solo else set()
     out: dict[tuple[Side, Side], list[Block]] = {}
-    for b in store.blocks(pool):
-        if b.complete:
+    for b in rows:
+        if b.complete and not {(b.run_id, b.match, (b.bot, b.version)),
+                               (b.run_id, b.match, (b.opponent, b.opponent_version))} & shared:
             out.setdefault(((b.bot, b.version), (b.opponent, b.opponent_version)), []).append(
                 Block(b.games, b.score, b.score_sq, b.margin, b.margin_sq))
     return out
+
+
+def partnered(rows: Iterable[BlockRow]) -> set[tuple[int, int, Side]]:
+    """(run, match, side) for every side of a block that shared its team with another side (a mixed line-up).
+
+    A block's teams keep their members through every seat rotation, and partners are never compared
+    (:func:`arena.evidence.game_pairs`): a side partnered another exactly when the block has results of both
+    against others but none between them."""
+    sides: dict[tuple[int, int], set[Side]] = {}
+    opposed: set[tuple[int, int, Side, Side]] = set()
+    for b in rows:
+        a, o = (b.bot, b.version), (b.opponent, b.opponent_version)
+        sides.setdefault((b.run_id, b.match), set()).update((a, o))
+        opposed.add((b.run_id, b.match, a, o))
+    return {(run, match, a) for (run, match), members in sides.items() for a in members
+            if any(o != a and (run, match, a, o) not in opposed for o in members)}
+
+
+def field_scores(rows: list[Row], blocks: dict[tuple[Side, Side], list[Block]]) -> None:
+    """Each row's score against the field (``field_pct``, the module's "field %"): over ``blocks`` (complete, each
+    side its team alone: :func:`blocks_by_pair` with ``solo``), its head-to-head score against each other row it
+    has blocks against, and the mean of those, each opponent once; None without any."""
+    sides = [(r.bot, r.version) for r in rows]
+    for row, me in zip(rows, sides):
+        scores = [head_to_head(me[0], o[0], blocks[me, o]).score for o in sides if o != me and (me, o) in blocks]
+        row.field_pct = 100.0 * sum(scores) / len(scores) if scores else None
+        row.field_opponents, row.field_size = len(scores), len(sides) - 1
 
 
 def head_to_heads(store: Store, pool: str) -> dict[tuple[Side, Side], HeadToHead]:
@@ -208,5 +258,5 @@ def cross_table(store: Store, pool: str, rows: list[Row]) -> CrossTable:
     return CrossTable(rows, cells, pooled_correlation(h for (i, j), h in cells.items() if i < j))
 
 
-__all__ = ["COMPACT", "NEXT_CAPTION", "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table",
-           "head_to_heads", "label", "table"]
+__all__ = ["COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table",
+           "field_scores", "head_to_heads", "label", "partnered", "table"]

@@ -406,14 +406,16 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, 
     from rich.table import Table
 
     from arena.ratings import Pool
-    from arena.stats import COMPACT, NEXT_CAPTION, WIDE, table
+    from arena.stats import COMPACT, FIELD_CAPTION, NEXT_CAPTION, WIDE, table
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
     t = Table(title=f"{label}{after}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
-              caption=("vs next: P(better than the next bot); ~ not significant (95%)" if wide else
-                       "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION))
+              caption=FIELD_CAPTION + "\n" + ("field of: the other bots it has such blocks against; win %: games won, "
+                                              "which depends on whom it was scheduled against\n"
+                                              "vs next: P(better than the next bot); ~ not significant (95%)" if wide else
+                                              "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION))
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
     rows = table(st, pool, all_versions=all_versions, as_of=as_of)

@@ -36,6 +36,10 @@ def test_the_leaderboard_is_the_arena_table_with_intervals(server, arena_db):
     expected = cross_table(st, board["pool"], rows).to_dict()["head_to_head"][0]
     assert pair == {k: (v if v == v else None) for k, v in expected.items()}
     assert (pair["bot"], pair["opponent"], pair["blocks"], pair["games"]) == (rows[0].bot, rows[1].bot, GAMES // 2, GAMES)
+    # Field %: with one opponent, the score against it over their blocks; win % stays beside it.
+    assert [r["field_pct"] for r in board["rows"]] == pytest.approx([100 * pair["score"], 100 - 100 * pair["score"]])
+    assert [(r["field_opponents"], r["field_size"]) for r in board["rows"]] == [(1, 1), (1, 1)]
+    assert [r["win_pct"] for r in board["rows"]] == [r.win_pct for r in rows]
     pools = server.api("/api/pools")
     assert [p["key"] for p in pools] == [board["pool"]] and pools[0]["label"] == "iowa-short/4p"
     by_label = server.api("/api/leaderboard?pool=iowa-short/4p")

@@ -28,6 +28,10 @@ def test_the_leaderboard_shows_the_ranked_bots(server, page, tmp_path):
         assert row.get_attribute("data-bot") == r["bot"] and row.locator("td.games").inner_text() == str(GAMES)
         assert row.locator("td.rating").inner_text() == f"{r['conservative']:.2f}"
         assert row.locator("td.rating").get_attribute("title") == f"mu {r['mu']:.2f}, sigma {r['sigma']:.2f}"
+        for cell, value in (("field", r["field_pct"]), ("win", r["win_pct"])):  # field % where win % was, win % beside
+            shown = row.locator(f"td.{cell}").inner_text()                      # (rounded half up; Python: half to even)
+            assert re.fullmatch(r"\d+\.\d", shown) and abs(float(shown) - value) <= 0.05 + 1e-9, (cell, shown, value)
+    assert page.locator("#leaderboard thead th").all_inner_texts()[4:7] == ["games", "field %", "win %"]
     page.locator("#charts img").first.wait_for()
     page.wait_for_function("[...document.querySelectorAll('#charts img')].every(i => i.complete && i.naturalWidth > 0)")
     assert page.locator("#charts img").count() == 2

@@ -21,7 +21,7 @@ function faultCell(n, kind) { return el("td", {class: n ? "fault num" : "num", t
 
 async function loadTable() {
   const tbody = document.querySelector("#leaderboard tbody");
-  if (!poolSel.value) { tbody.replaceChildren(el("tr", {}, el("td", {colspan: 14}, "no rated pool yet"))); return; }
+  if (!poolSel.value) { tbody.replaceChildren(el("tr", {}, el("td", {colspan: 15}, "no rated pool yet"))); return; }
   const q = new URLSearchParams({pool: poolSel.value, all_versions: allVersions.checked});
   const board = await api("/api/leaderboard?" + q);
   document.getElementById("newest").textContent = "newest game " + board.newest_game;
@@ -37,7 +37,9 @@ async function loadTable() {
       el("td", {class: "num rating", title: `mu ${num(r.mu, 2)}, sigma ${num(r.sigma, 2)}`}, num(r.conservative, 2)),
       el("td", {class: "num"}, `${num(r.mu, 2)} ± ${num(3 * r.sigma, 2)}`),
       el("td", {class: "num games"}, r.games),
-      el("td", {class: "num"}, num(r.win_pct)),
+      el("td", {class: "num field", title: `against ${r.field_opponents} of the ${r.field_size} other bots`},
+         r.field_pct === null ? "-" : num(r.field_pct) + (r.field_opponents < r.field_size ? "*" : "")),
+      el("td", {class: "num win"}, num(r.win_pct)),
       el("td", {class: "num"}, num(r.avg_points)),
       el("td", {class: "num"}, num(r.contracts_made_pct)),
       faultCell(r.timeouts, "timeouts"), faultCell(r.illegal, "illegal or malformed"),
