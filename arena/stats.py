@@ -115,8 +115,8 @@ def _vs_next(r: Row) -> str:
 
 _NEXT = Column("vs next", _vs_next)
 NEXT_CAPTION = "~N: not significantly below the bot above (95%)"
-FIELD_CAPTION = ("field %: score against the other bots, each weighted equally, over complete duplicate blocks "
-                 "(* not against every one; - no such block)")
+#: Short enough for the compact table's width (about 60 columns): the docs and --wide say the rest.
+FIELD_CAPTION = "field %: mean score against each other bot, duplicate blocks"
 
 COMPACT = (_RANK, _BOT,
            Column("rating", lambda r: _num(r.conservative, 2)),

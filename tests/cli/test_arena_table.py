@@ -72,7 +72,7 @@ def test_the_compact_table_fits_80_columns_with_every_bot(db, columns):
 def test_the_caption_explains_a_tied_rank_whatever_its_number(db):
     out = pepper(db=db, columns="80").stdout
     assert re.search(r"^ *~N: not significantly below the bot above \(95%\) *$", out, re.M), out
-    assert "~2:" not in out and "field %: score against the other bots" in out
+    assert "~2:" not in out and "field %: mean score against each other bot" in out
 
 
 def test_a_narrow_width_is_honoured_and_the_numbers_stay_whole(db):
