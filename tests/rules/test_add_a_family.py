@@ -59,7 +59,7 @@ class TwiceRules(IowaRules):
 @pytest.fixture
 def twice(monkeypatch):
     """Steps 3 and 4: register the rules, and a ruleset naming the family (as a built-in, so that records replay)."""
-    rules = register(TwiceRules())
+    register(TwiceRules())
     rs = dataclasses.replace(BUILTIN_RULESETS["iowa"], name=NAME, family=NAME, _tables={},
                              description="Iowa Pepper, bid round twice before a throw-in.")
     monkeypatch.setitem(BUILTIN_RULESETS, NAME, rs)
