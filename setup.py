@@ -9,6 +9,7 @@ everything else about the package is in pyproject.toml.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import sys
 from pathlib import Path
@@ -16,15 +17,29 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-#: The compiled modules, as dotted names; each is ``<name with / for .>.py`` beside its optional ``.pxd``.
+FAMILIES_PACKAGE = "referee.rules.families"
+
+
+def _family_modules() -> list[str]:
+    """The families package's registry, FAMILY_MODULES, as dotted names: read from its source, not imported
+    (the build must not import what it is about to compile)."""
+    source = Path(FAMILIES_PACKAGE.replace(".", "/")) / "__init__.py"
+    for node in ast.parse(source.read_text()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == "FAMILY_MODULES" for t in targets):
+            return [f"{FAMILIES_PACKAGE}.{m}" for m in ast.literal_eval(node.value)]
+    raise SystemExit(f"{source} has no FAMILY_MODULES tuple: the build cannot tell which family modules to compile")
+
+
+#: The compiled modules, as dotted names; each is ``<name with / for .>.py`` beside its optional ``.pxd``. The
+#: family modules come from the families package's registry (FAMILY_MODULES), so that a family registered there
+#: is compiled (tests/rules/test_compiled_build.py checks that each imports from its extension module).
 COMPILED_MODULES = [
     "referee.rules.cards",
+    "referee.rules.machinery",
     "referee.rules.game",
-    "referee.rules.families.base",
-    "referee.rules.families.iowa",
-    "referee.rules.families.bid_euchre",
-    "referee.rules.families.pepper30",
-    "referee.rules.families.five_handed",
+    f"{FAMILIES_PACKAGE}.base",
+    *_family_modules(),
     # The wire encoder: every decision request and event is written by codec (convert resolves each answer).
     "referee.wire.convert",
     "referee.wire.codec",

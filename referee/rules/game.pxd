@@ -1,7 +1,7 @@
 # The compiled Game (setup.py): an extension type whose state sits in C slots rather than in an instance dict
 # (faster to read and write, and smaller). game.py stays the only source; this file only declares its
 # attributes. An attribute not declared here still works (it goes to __dict__); copy() and pickling take both
-# (game.py's _DECLARED lists the names declared here).
+# (machinery.py's DECLARED lists the names declared here).
 
 cimport cython
 
@@ -19,13 +19,13 @@ cdef class Game:
     cdef public list scores, deals, decks_dealt, history, _log, _decks
     cdef public tuple _legal_of, _apply_of, _bids_from, _play_events
     # the deal (Game._new_deal)
-    cdef public list hands, widow, dead_hand, _bids, _in_auction, _queue, _private, _next
+    cdef public list hands, widow, dead_hand, _bids, _queue, _private, _next
     cdef public list _trick_seats, _trick_cards, _tricks, tricks_won
     cdef public object phase, to_act, contract, _level, _high_bidder, _leader, _partner_card, _partner, _legal
-    cdef public dict _pending_give
+    cdef public object family_state
     cdef public tuple _sitting_out, _dealt_widow
-    cdef public int _high, _bid_turns, _trump, _discards_left, _n_active, _deal_start
-    cdef public bint _ceded, _partner_open, _held
+    cdef public int _high, _trump, _discards_left, _n_active, _deal_start
+    cdef public bint _ceded, _watch_plays, _held
     cdef public bint hold_finished_deal
 
     # The steps of a deal, called from each other: cpdef makes those calls C calls (still Python methods).
@@ -35,23 +35,13 @@ cdef class Game:
     cpdef _end_auction(self)
     cpdef _throw_in(self)
     cpdef _set_trump(self, bidder, lv, strain)
-    cpdef _start_play(self)
+    cpdef start_play(self)
     cpdef _score_deal(self)
     cpdef _finish_deal(self, contract, ceded, made, pts)
-    cpdef _follow_suit(self)
+    cpdef follow_suit(self)
     cpdef _apply_play(self, card)
 
 
-@cython.locals(i=int, n=int, bits=int, j=int)
-cpdef shuffle(rng, list x)
-
-@cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
-cpdef _made(cls, tuple names, tuple values, tuple more)
-
-# game.py's _set_slot (object.__setattr__ in pure Python) is the C API function.
-cdef extern from "Python.h":
-    int _set_slot "PyObject_GenericSetAttr"(object obj, object name, object value) except -1
-
-# game.py's _untrack (nothing in pure Python) is the C API function (the tuples it is given hold no cycle).
+# game.py's _untrack (machinery.untrack: nothing in pure Python) is the C API function (the tuples it is given hold no cycle).
 cdef extern from "Python.h":
     void _untrack "PyObject_GC_UnTrack"(object op)

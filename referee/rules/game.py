@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import fields
-from types import MappingProxyType
 
 from . import actions as A
 from .actions import ACTIONS, Action, ActionKind
@@ -26,6 +24,24 @@ from .cards import CARDS, EFFECTIVE_SUIT, NO_TRUMP, Card, Strain, legal_plays, t
 from .errors import DealInProgressError, DealOverError, GameOverError, IllegalActionError, InvalidActionError
 from .events import PUBLIC, SHARED_EVENTS, Contract, DealResult, Decision, Event, EventKind, Outcome, Phase, SeatView, shared
 from .families import FAMILIES, Rules
+from .machinery import (
+    HAND_EVENTS,
+    PAIRS,
+    RESULT_FIELDS,
+    TRICK_EVENTS,
+    bid_ids,
+    contract,
+    copied,
+    copied_rng,
+    made,
+    play_events,
+    positive,
+    restore,
+    shuffle,
+    small,
+    state_of,
+    untrack,
+)
 from .records import RECORD_FORMAT, game_record, replay_record
 from .rulesets import BidLevel, Ruleset, Table, get_ruleset
 from .views import full_state, seat_view
@@ -45,6 +61,12 @@ _PASS, _CEDE_YES, _CEDE_NO, _TRUMP_BASE = A.PASS, A.CEDE_YES, A.CEDE_NO, A.TRUMP
 
 _shared = shared   # events.shared: one tuple per distinct small event, shared by every game's log
 _SHARED_EVENTS = SHARED_EVENTS
+# The machinery's values and helpers under the names the hot path reads (module globals: compiled, a few ns).
+_HAND_EVENTS, _TRICK_EVENTS, _PAIRS, _RESULT_FIELDS = HAND_EVENTS, TRICK_EVENTS, PAIRS, RESULT_FIELDS
+_contract, _small, _made, _play_events, _bid_ids, _positive = contract, small, made, play_events, bid_ids, positive
+#: ``_untrack(t)``: compiled, the C API's ``PyObject_GC_UnTrack`` (game.pxd declares it; see machinery.untrack);
+#: in pure Python, nothing. Bound through globals(): Cython resolves the name to the C function.
+globals()["_untrack"] = untrack
 
 
 class Game:
@@ -106,15 +128,18 @@ class Game:
         self.outcome: Outcome | None = None
         self._log: list[tuple] = []
         self._family = rs.family
-        self._legal_of = _LEGAL[rs.family]
-        self._apply_of = _APPLY[rs.family]
-        self._plays_follow_suit: bool = self._legal_of[P_PLAY] is _FOLLOW_SUIT   # the common play rule
-        self._bids_from, self._rung_of = _bid_ids(t)   # bid ids from each rung up; bid id -> rung
-        self._play_events = _play_events(players)        # [seat][card] -> its shared PLAY event
+        self._derive()
         self.dealer = first_dealer
         self._start_deal()
 
     # ------------------------------------------------------------------ setup
+    def _derive(self) -> None:
+        """The tables a game derives from its ruleset and table, shared by every game alike (pickles leave them out)."""
+        self._legal_of, self._apply_of = _dispatch(self.rules)   # phase -> legal, phase -> apply
+        self._plays_follow_suit = self._legal_of[P_PLAY] is _FOLLOW_SUIT   # the common play rule
+        self._bids_from, self._rung_of = _bid_ids(self.table)   # bid ids from each rung up; bid id -> rung
+        self._play_events = _play_events(self.players)         # [seat][card] -> its shared PLAY event
+
     def _check_deck(self, deck, k: int) -> tuple[int, ...]:
         try:
             cards = tuple(Card.parse(c) if isinstance(c, str) else CARDS[c] for c in deck)
@@ -166,12 +191,9 @@ class Game:
         self._bids: list[tuple[int, int]] = []           # (seat, action id)
         self._high = -1                                   # ladder index of the standing bid
         self._high_bidder: int | None = None
-        self._bid_turns = 0
-        self._in_auction = [True] * n                     # pepper-30 elimination auction
         # after the contract
         self._trump = NO_TRUMP                            # the hot path's strain (see the trump property)
         self._queue: list[int] = []                       # seats still to be asked (give / cede)
-        self._pending_give: dict[int, int] = {}           # iowa exchange: seat -> card chosen
         self._discards_left = 0
         self._ceded = False
         self._private: list[dict] = [{} for _ in range(n)]   # each seat's secrets: widow, gave, received, discards
@@ -184,13 +206,15 @@ class Game:
         self._trick_cards: list[int] = []
         self._tricks: list[tuple[int, tuple, int]] = []   # (leader, ((seat, card), ...), winner)
         self.tricks_won = [0] * n
-        self._partner_card: int | None = None              # five-handed
+        self._partner_card: int | None = None              # five-handed: the called card, and who holds it
         self._partner: int | None = None
-        self._partner_open = False                          # five-handed: partner not yet known
+        self._watch_plays = False                           # each card goes to the family's on_play
         self._legal: list[int] | None = None
         self._held = False                                  # hold_finished_deal: this deal is over, held
         self._deal_start = len(self._log)                   # this deal's first event
         self._dealt_widow: tuple[int, ...] = tuple(widow)
+        #: The family's own state for this deal (:meth:`Rules.deal_state <.families.base.Rules.deal_state>`).
+        self.family_state = self.rules.deal_state(self)
         log = self._log
         log.append(_shared(e := (E_DEAL, d, len(self.decks_dealt), PUBLIC), e))
         # Each seat's HAND entry names no card: its cards are the dealt deck's (Game.log_entry derives them).
@@ -201,6 +225,80 @@ class Game:
     def _enter(self, phase: Phase, seat: int | None) -> None:
         """Every phase change goes through here: what the game waits for, and from whom."""
         self.phase, self.to_act = phase, seat
+
+    # ------------------------------------------------------- the family interface
+    # What a family's hooks (:mod:`.families`) may do to a game besides changing its public ``hands`` and ``widow``
+    # and calling :meth:`start_play`; the game keeps the state behind each. A family's own per-deal state is its
+    # :attr:`family_state`. Not for players: a bot or a referee changes a game through :meth:`apply` alone.
+    def log_event(self, kind: EventKind, seat: int | None, data, visible_to: int) -> None:
+        """Log an event (``visible_to``: PUBLIC, or the one seat that may see it; ``data``: a value or a tuple)."""
+        e = (kind, seat, data, visible_to)
+        self._log.append(e if type(data) is tuple else _shared(e, e))   # a scalar datum: one of a bounded set
+
+    def tell(self, seat: int, name: str, cards: list[int]) -> None:
+        """Show ``seat`` alone a list of cards under ``name`` for the rest of the deal (its view's ``private``:
+        widow, gave, received)."""
+        self._private[seat][name] = cards
+
+    def ask(self, phase: Phase, seats) -> None:
+        """Wait for a ``phase`` decision from ``seats[0]``; the other seats are asked in order by :meth:`ask_next`
+        (the cede phase asks them itself)."""
+        self._queue = list(seats[1:])
+        self._enter(phase, seats[0])
+
+    def ask_next(self, phase: Phase) -> bool:
+        """Ask the next seat of :meth:`ask`'s for a ``phase`` decision; False when none is left."""
+        if not self._queue:
+            return False
+        self._enter(phase, self._queue.pop(0))
+        return True
+
+    def ask_discards(self, seat: int, count: int) -> None:
+        """Have ``seat`` discard ``count`` cards, one decision each; then the family's ``after_exchange``."""
+        self._discards_left = count
+        self.ask(Phase.DISCARD, (seat,))
+
+    def watch_plays(self, on: bool) -> None:
+        """Send each card played to the family's ``on_play`` from now on (or no longer)."""
+        self._watch_plays = on
+
+    @property
+    def watching_plays(self) -> bool:
+        """Each card played goes to the family's ``on_play`` (:meth:`watch_plays`)."""
+        return self._watch_plays
+
+    def set_partner_card(self, card: int | None) -> None:
+        """The card whose holder partners the bidder this deal (five-handed's call; every view shows it)."""
+        self._partner_card = card
+
+    def set_partner(self, seat: int) -> None:
+        """The bidder's partner for this deal, now known (every view and the deal's result show it)."""
+        self._partner = seat
+
+    @property
+    def partner_card(self) -> int | None:
+        """The called partner card of this deal (five-handed), None if none."""
+        return self._partner_card
+
+    @property
+    def partner(self) -> int | None:
+        """The bidder's partner this deal once known (five-handed), else None."""
+        return self._partner
+
+    @property
+    def bids(self) -> list[tuple[int, int]]:
+        """This deal's calls so far, ``(seat, action id)`` in order (read-only)."""
+        return self._bids
+
+    @property
+    def high_bidder(self) -> int | None:
+        """The seat of this deal's standing bid; None while every call has been a pass."""
+        return self._high_bidder
+
+    @property
+    def tricks(self) -> list[tuple[int, tuple, int]]:
+        """This deal's finished tricks, ``(leader, ((seat, card), ...), winner)`` in order (read-only)."""
+        return self._tricks
 
     # ---------------------------------------------------------- public API
     @property
@@ -267,7 +365,7 @@ class Game:
         """Legal actions of the seat to act, as ids (fast path; do not mutate)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._follow_suit() if self._plays_follow_suit and self.phase is P_PLAY \
+            legal = self._legal = self.follow_suit() if self._plays_follow_suit and self.phase is P_PLAY \
                 else self._legal_of[self.phase](self)
         return legal
 
@@ -372,7 +470,6 @@ class Game:
             self._high_bidder = seat
             if self._high == len(self.table.ladder) - 1:
                 return self._end_auction()  # the top bid ends the bidding
-        self._bid_turns += 1
         nxt = self.rules.next_bidder(self, seat, a == _PASS)
         if nxt is None:
             return self._end_auction()
@@ -436,7 +533,7 @@ class Game:
     def _apply_cede(self, a: int) -> None:
         self._log.append(_shared(e := (E_CEDE, self.to_act, a == _CEDE_YES, PUBLIC), e))
         if a == _CEDE_NO:
-            return self._start_play()
+            return self.start_play()
         if self._queue:
             self.to_act = self._queue.pop(0)
             return
@@ -445,7 +542,7 @@ class Game:
         self._score_deal()
 
     # ------------------------------------------------------------------ play
-    def _follow_suit(self) -> list[int]:
+    def follow_suit(self) -> list[int]:
         """The cards the seat to act may play by the common rule (:func:`~.cards.legal_plays`: follow the effective
         suit led when able), each named once where the deck has copies: :meth:`Rules.legal_play
         <referee.rules.families.base.Rules.legal_play>`, which a family may narrow."""
@@ -454,7 +551,9 @@ class Game:
         legal = legal_plays(hand, trick[0], self._trump) if trick else list(hand)
         return list(dict.fromkeys(legal)) if self._has_copies else legal
 
-    def _start_play(self) -> None:
+    def start_play(self) -> None:
+        """Start the deal's play (family hook :meth:`~.families.base.Rules.after_exchange` calls it): who sits
+        out, the family's :meth:`~.families.base.Rules.start_play`, and the bidder leads."""
         c, n = self.contract, self.players
         self._sitting_out = out = self.rules.sitting_out(self.table, c.bidder, c.alone)
         if out:
@@ -473,7 +572,7 @@ class Game:
         ts.append(seat)
         tc.append(card)
         self._log.append(self._play_events[seat][card])
-        if self._partner_open:
+        if self._watch_plays:
             self.rules.on_play(self, seat, card)
         if len(tc) < self._n_active:
             self.to_act = self._next[seat]
@@ -651,38 +750,20 @@ class Game:
         piece of state is copied without anyone remembering to.
         """
         g = type(self).__new__(type(self))
-        g._restore({k: _copied(v) for k, v in self._state().items()})
-        g._rng = random.Random()
-        g._rng.setstate(self._rng.getstate())
+        restore(g, {k: copied(v) for k, v in state_of(self).items()})
+        g._rng = copied_rng(self._rng)
         return g
-
-    # The state is the instance's __dict__ and, compiled, the C slots that game.pxd declares (_SLOTS).
-    def _state(self) -> dict:
-        d = dict(vars(self))
-        for k in _SLOTS:
-            d[k] = getattr(self, k)
-        return d
-
-    def _restore(self, state: dict) -> None:
-        vars(self).update({k: v for k, v in state.items() if k not in _SLOTS})
-        for k in _SLOTS:
-            if k in state:
-                setattr(self, k, state[k])
 
     # Pickling (OpenSpiel's serialization, multiprocessing) leaves out the dispatch tables and bid tables,
     # which hold functions and read-only mappings, and derives them again from the ruleset.
     _DERIVED = ("_legal_of", "_apply_of", "_plays_follow_suit", "_bids_from", "_rung_of", "_play_events")
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self._state().items() if k not in self._DERIVED}
+        return {k: v for k, v in state_of(self).items() if k not in self._DERIVED}
 
     def __setstate__(self, state: dict) -> None:
-        self._restore(state)
-        self._legal_of = _LEGAL[self.ruleset.family]
-        self._apply_of = _APPLY[self.ruleset.family]
-        self._plays_follow_suit = self._legal_of[P_PLAY] is _FOLLOW_SUIT
-        self._bids_from, self._rung_of = _bid_ids(self.table)
-        self._play_events = _play_events(self.players)
+        restore(self, state)
+        self._derive()
 
     def __deepcopy__(self, memo) -> Game:
         # copy.deepcopy (OpenSpiel's state cloning, for one) means copy(): the shared values are immutable,
@@ -716,7 +797,7 @@ class Game:
         g.contract = Contract(bidder, lv.name, Strain(trump), lv.alone, lv.tricks)
         g._trump = trump
         g._legal = None
-        g._start_play()
+        g.start_play()
         for s, c in plays:
             if g.to_act != s:
                 raise IllegalActionError(f"seat {s} played out of turn (seat {g.to_act} was to play)",
@@ -729,145 +810,9 @@ class Game:
                 f"to_act {self.to_act} scores {self.scores}>")
 
 
-#: The attributes that game.pxd declares, for the compiled Game to keep in C slots rather than in its __dict__.
-#: Keep in step with game.pxd (tests/rules/test_compiled_build.py compares the two).
-_DECLARED = ("ruleset", "rules", "table", "players", "seed", "target_score", "deal_cap", "_rng", "first_dealer",
-          "start_scores", "outcome", "_family", "_rung_of", "dealer", "scores", "deals", "decks_dealt", "history", "_log",
-          "_decks", "_legal_of", "_apply_of", "_bids_from", "_play_events", "hands", "widow", "dead_hand", "_bids",
-          "_in_auction", "_queue", "_private", "_next", "_trick_seats", "_trick_cards", "_tricks", "tricks_won", "phase",
-          "to_act", "contract", "_level", "_high_bidder", "_leader", "_partner_card", "_partner", "_legal",
-          "_pending_give", "_sitting_out", "_dealt_widow", "_high", "_bid_turns", "_trump", "_discards_left", "_n_active",
-          "_deal_start", "_ceded", "_partner_open", "hold_finished_deal", "_held", "_hand_size", "_has_copies", "_plays_follow_suit")
-
-#: The attributes that copy() and pickling read and write beside __dict__: compiled, every declared one (each is
-#: a descriptor on the class); uncompiled none, for every attribute is in __dict__.
-_SLOTS = tuple(k for k in _DECLARED if k in vars(Game))
-
 _TRUMP_IDS = [A.TRUMP_BASE + s for s in range(5)]
 _EXCHANGE_IDS = [A.EXCHANGE_YES, A.EXCHANGE_NO]
 _CEDE_IDS = [A.CEDE_NO, A.CEDE_YES]
-
-def _copied(v):
-    """A copy of a piece of game state: lists and dicts (and those they hold) copied, everything else shared."""
-    if type(v) is list:
-        return [_copied(x) for x in v] if v and type(v[0]) in (list, dict) else list(v)
-    if type(v) is dict:
-        return {k: _copied(x) for k, x in v.items()}
-    return v
-
-
-_BIT_LENGTH = [n.bit_length() for n in range(129)]   # a deck holds at most 48 cards
-
-
-def shuffle(rng: random.Random, x: list) -> None:
-    """``rng.shuffle(x)``, draw for draw (so the same seed deals the same decks), with the loop compiled
-    (game.pxd) where random.shuffle's runs a Python call per card: Python 3.11's shuffle and _randbelow."""
-    getrandbits = rng.getrandbits
-    for i in range(len(x) - 1, 0, -1):
-        n = i + 1
-        bits = _BIT_LENGTH[n]
-        j = getrandbits(bits)
-        while j >= n:
-            j = getrandbits(bits)
-        x[i], x[j] = x[j], x[i]
-
-
-#: ``_untrack(t)``: compiled, the C API's ``PyObject_GC_UnTrack`` (game.pxd declares it), which stops the cyclic
-#: GC visiting ``t``; in pure Python, nothing. For the tuples a game keeps by the thousand (events, tricks): they
-#: hold ints, None, enum members and tuples of those, so can be in no reference cycle. (The GC untracks a tuple
-#: of atoms itself, but not one holding an enum member, as every event does, and walked them all at each
-#: collection.) Bound through globals(): Cython resolves the name to the C function and must see no assignment.
-globals()["_untrack"] = lambda t: None
-
-
-def _positive(name: str, v) -> int:
-    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-        raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    return v
-
-
-def _bid_tables(t: Table) -> tuple[tuple[tuple[list[int], list[int]], ...], MappingProxyType]:
-    """((ids of every bid at or above each rung, the same after a pass), action id -> rung) of a table's ladder."""
-    per_level = [[A.bid_action_id(lv.index, s) for s in range(5)] if t.bid_names_strain else [A.bid_action_id(lv.index, None)]
-                 for lv in t.ladder]
-    # Immutable containers, so that Game.copy() shares them (the lists inside are legal lists: never mutated).
-    return (tuple((ids := sum(per_level[i:], []), [A.PASS] + ids) for i in range(len(per_level) + 1)),
-            MappingProxyType({a: i for i, ids in enumerate(per_level) for a in ids}))
-
-
-#: The HAND entry of each seat (its data: how far back its deal's DEAL entry is), shared by every game.
-_HAND_EVENTS = tuple([_shared(e, e) for e in [(E_HAND, s, s + 1, s) for s in range(8)]])
-
-#: The TRICK entry of each winner and distance back to the lead (below 16; further ones through _shared).
-_TRICK_EVENTS = tuple([tuple([_shared(e, e) for e in [(E_TRICK, w, back, PUBLIC) for back in range(16)]]) for w in range(8)])
-
-_PLAY_EVENTS: dict[int, tuple] = {}
-
-
-def _play_events(players: int) -> tuple[tuple[tuple, ...], ...]:
-    """The PLAY event of each (seat, card), shared by every game at a table of ``players`` (see _SHARED_EVENTS)."""
-    got = _PLAY_EVENTS.get(players)
-    if got is None:
-        got = _PLAY_EVENTS[players] = tuple(tuple(_shared(e := (E_PLAY, s, c, PUBLIC), e) for c in range(len(CARDS)))
-                                            for s in range(players))
-    return got
-
-
-def _field_names(cls) -> tuple:
-    """A frozen slots dataclass's field names, in field order (see :func:`_made`)."""
-    return tuple(f.name for f in fields(cls))
-
-
-#: ``_set_slot(obj, name, value)``: ``object.__setattr__``, past a frozen dataclass's refusing ``__setattr__``.
-#: Compiled, the C API's ``PyObject_GenericSetAttr`` (game.pxd declares it): no Python call, no argument tuple.
-#: Bound through globals(): Cython resolves the name to the C function and must see no definition of it here.
-globals()["_set_slot"] = object.__setattr__
-
-
-def _made(cls, names: tuple, values: tuple, more: tuple):
-    """``cls(*values, *more)`` for a frozen slots dataclass given every field, without its Python ``__init__``
-    (which sets each field through ``object.__setattr__`` in interpreted code: a Contract cost ~0.5 us, a
-    DealResult ~1 us). The same value: every slot set once, in field order. Untracked by the GC: a Contract or
-    DealResult holds ints, strings, enum members, tuples, a Contract and the game's log, which never holds it."""
-    obj = object.__new__(cls)
-    n = len(values)
-    for i in range(n):
-        _set_slot(obj, names[i], values[i])  # noqa: F821 (bound through globals())
-    for i in range(len(more)):
-        _set_slot(obj, names[n + i], more[i])  # noqa: F821 (bound through globals())
-    _untrack(obj)  # noqa: F821 (bound through globals())
-    return obj
-
-
-#: _PAIRS[seat][card]: the (seat, card) play of a trick, shared by every trick of every game (an int pair).
-_PAIRS = tuple(tuple((s, c) for c in range(len(CARDS))) for s in range(8))
-_CONTRACT_FIELDS = _field_names(Contract)
-
-#: One Contract per distinct (bidder, bid, trump, alone, tricks needed), shared by every game's deals (a bounded set).
-_CONTRACTS: dict[tuple, Contract] = {}
-
-
-def _contract(values: tuple) -> Contract:
-    c = _CONTRACTS.get(values)
-    if c is None:
-        c = _CONTRACTS[values] = _made(Contract, _CONTRACT_FIELDS, values, ())
-    return c
-
-
-#: ``_small(t, t)``: ``t``, or an equal tuple already kept: a deal's tricks won per seat and points per team (ints
-#: bounded by the table and the ladder), shared by every game's results.
-_small = {}.setdefault
-_RESULT_FIELDS = _field_names(DealResult)
-
-
-_BID_TABLES: dict[int, tuple] = {}
-
-
-def _bid_ids(t: Table) -> tuple[tuple[list[int], ...], MappingProxyType]:
-    got = _BID_TABLES.get(id(t))
-    if got is None or got[0] is not t:
-        got = _BID_TABLES[id(t)] = (t, *_bid_tables(t))
-    return got[1], got[2]
 
 
 _COMMON_LEGAL = {
@@ -886,16 +831,23 @@ def _by_phase(handlers: dict) -> tuple:
     return tuple(handlers.get(p) for p in range(max(Phase) + 1))
 
 
-#: Game._follow_suit as the class holds it (compiled, Game._follow_suit in this module would be the C method).
-_FOLLOW_SUIT = vars(Game)["_follow_suit"]
+#: Game.follow_suit as the class holds it (compiled, Game.follow_suit in this module would be the C method).
+_FOLLOW_SUIT = vars(Game)["follow_suit"]
 
 
 def _legal_play(r: Rules):
-    # A family that keeps the common rule gets Game._follow_suit itself: the same list, one call fewer a card
+    # A family that keeps the common rule gets Game.follow_suit itself: the same list, one call fewer a card
     # (and Game.legal_action_ids calls it directly, _plays_follow_suit).
     return _FOLLOW_SUIT if type(r).legal_play is Rules.legal_play else r.legal_play
 
 
-_LEGAL = {f: _by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: _legal_play(r)}) for f, r in FAMILIES.items()}
-_APPLY = {f: _by_phase({**_COMMON_APPLY, Phase.EXCHANGE: r.apply_exchange, Phase.GIVE_CARD: r.apply_give})
-          for f, r in FAMILIES.items()}
+_DISPATCH: dict[Rules, tuple[tuple, tuple]] = {}
+
+
+def _dispatch(r: Rules) -> tuple[tuple, tuple]:
+    """A family's (phase -> legal, phase -> apply) tables, made once per registered family."""
+    got = _DISPATCH.get(r)
+    if got is None:
+        got = _DISPATCH[r] = (_by_phase({**_COMMON_LEGAL, Phase.GIVE_CARD: r.legal_give, Phase.PLAY: _legal_play(r)}),
+                              _by_phase({**_COMMON_APPLY, Phase.EXCHANGE: r.apply_exchange, Phase.GIVE_CARD: r.apply_give}))
+    return got

@@ -81,7 +81,7 @@ class Ruleset:
     """A named ruleset: a family and the parameters a ruleset file may change."""
 
     name: str
-    family: Family                       # a Family, or its name (converted)
+    family: Family | str                 # a registered family: a Family, or its name (converted)
     description: str
     player_counts: tuple[int, ...]
     target_score: int
@@ -98,11 +98,11 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         if not isinstance(self.family, Family):
-            try:
-                object.__setattr__(self, "family", Family(self.family))
-            except ValueError:
+            rules = FAMILIES.get(self.family) if isinstance(self.family, str) else None
+            if rules is None:
                 raise RulesetError(f"ruleset {self.name!r}: unknown family {self.family!r}",
-                                   allowed=", ".join(Family)) from None
+                                   allowed=", ".join(FAMILIES))
+            object.__setattr__(self, "family", rules.family)   # the Family of a built-in family
 
     @property
     def default_players(self) -> int:

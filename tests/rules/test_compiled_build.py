@@ -69,28 +69,58 @@ def test_pure_flag_skips_the_extension_modules():
 
 
 def test_game_slots_match_the_pxd():
-    # copy() and pickling take the compiled Game's C slots from game.py's _DECLARED: a slot declared in game.pxd but
+    # copy() and pickling take the compiled Game's C slots from machinery.DECLARED: a slot declared in game.pxd but
     # missing there would be silently dropped by copies (and a name listed but not declared is a typo).
-    from referee.rules import game
+    from referee.rules import game, machinery
 
     declared = []
     for line in (ROOT / "referee" / "rules" / "game.pxd").read_text().splitlines():
         words = line.split(None, 3)
         if words[:2] == ["cdef", "public"]:
             declared += [n.strip() for n in words[3].split(",")]
-    assert sorted(declared) == sorted(game._DECLARED)
-    assert game._SLOTS == (() if PURE or not rules.COMPILED else game._DECLARED)
+    assert sorted(declared) == sorted(machinery.DECLARED)
+    assert machinery.slots_of(game.Game) == (() if PURE or not rules.COMPILED else machinery.DECLARED)
     g = game.Game("iowa", seed=3)
-    for k in game._DECLARED:
+    for k in machinery.DECLARED:
         assert hasattr(g, k), f"Game has no {k} (declared in game.pxd)"
 
 
+def _setup_modules() -> list[str]:
+    """setup.py's COMPILED_MODULES, run without building anything."""
+    import runpy
+
+    import setuptools
+
+    setup, argv = setuptools.setup, sys.argv
+    setuptools.setup, sys.argv = (lambda **kw: None), ["setup.py"]
+    try:
+        return runpy.run_path(str(ROOT / "setup.py"))["COMPILED_MODULES"]
+    finally:
+        setuptools.setup, sys.argv = setup, argv
+
+
+def test_every_registered_family_module_is_compiled():
+    # setup.py compiles the families package's registry (FAMILY_MODULES); a family module left out of the build would
+    # run as pure Python without a word. Every built-in family's rules must come from a module setup.py compiles
+    # and, in a compiled build, from its extension module.
+    from referee.rules.families import FAMILIES, FAMILY_MODULES, Family
+
+    compiled = _setup_modules()
+    modules = {type(r).__module__ for r in FAMILIES.values() if isinstance(r.family, Family)}
+    assert modules == {f"referee.rules.families.{m}" for m in FAMILY_MODULES}
+    for m in sorted(modules | {"referee.rules.families.base", "referee.rules.machinery", "referee.rules.game"}):
+        assert m in compiled, f"setup.py does not compile {m}"
+        if rules.COMPILED and not PURE:
+            f = sys.modules[m].__file__
+            assert not f.endswith(".py"), f"{m} is registered but imported from {f}, not its extension module"
+
+
 def test_shuffle_draws_as_random_shuffle():
-    # Game deals its decks with game.shuffle (compiled where built): the same seed must deal what Python's own
+    # Game deals its decks with machinery.shuffle (compiled where built): the same seed must deal what Python's own
     # random.Random.shuffle deals, or every seeded game and record would change.
     import random
 
-    from referee.rules.game import shuffle
+    from referee.rules.machinery import shuffle
 
     for seed in range(200):
         for size in (2, 3, 24, 25, 48):

@@ -16,6 +16,7 @@ hook                  decides
 ``special_level``     needs and scores
 ``deal``              who receives which card of the deck
 ``decision``          the name of the decision awaited (``Game.decision_kind``)
+``deal_state``        the family's own per-deal state (a :class:`DealState`), or none
 ``last_chance``,      the auction: when the last seat must bid (``dealer-must-bid``),
 ``next_bidder``       who bids next, when the auction ends
 ``after_contract``    what follows the contract: exchange, give, widow, or the next step
@@ -31,10 +32,17 @@ hook                  decides
 ``winners``           whether the game ends after a deal, and who won
 ====================  =============================================================
 
-A hook that reads or changes the game takes it as ``g`` and uses its
-declared per-deal state (:meth:`Game._new_deal <referee.rules.game.Game>`).
-One :class:`Rules` instance per family is shared by every game: it holds no
-state of its own.
+A hook that reads or changes the game takes it as ``g``. It reads the game's
+public attributes and properties (``hands``, ``contract``, ``trump``,
+``bids``, ``high_bidder``, ``trick_cards``, ``tricks``, ...) and changes the
+game through its family interface only (``log_event``, ``tell``, ``ask``,
+``ask_next``, ``ask_discards``, ``start_play``, ``watch_plays``,
+``set_partner_card``, ``set_partner``; and the ``hands`` and ``widow``
+lists), never through its underscored attributes. What only the family
+needs between hooks within a deal is its own :class:`DealState`, which
+:meth:`Rules.deal_state` makes at each deal and the game keeps as
+``g.family_state`` (copied and pickled with the game). One :class:`Rules`
+instance per family is shared by every game: it holds no state of its own.
 """
 
 from __future__ import annotations
@@ -50,7 +58,7 @@ if TYPE_CHECKING:   # the game imports the families, not the other way round
     from ..game import Game
     from ..rulesets import Ruleset, Table
 
-__all__ = ["Family", "Layout", "Rules", "NINE_TO_ACE", "JACK_TO_ACE", "DEAD"]
+__all__ = ["Family", "Layout", "Rules", "DealState", "NINE_TO_ACE", "JACK_TO_ACE", "DEAD"]
 
 NINE_TO_ACE = (0, 1, 2, 3, 4, 5)
 JACK_TO_ACE = (2, 3, 4, 5)
@@ -76,10 +84,46 @@ class Layout(NamedTuple):
     dead_hand: bool = False
 
 
+class DealState:
+    """A family's own per-deal state: what its hooks keep between calls within one deal (``g.family_state``).
+
+    A subclass names its fields in ``__slots__`` and sets each in ``__init__``; a field holds a value, or a list
+    or dict of values. ``Game.copy()`` copies it with :meth:`copy` (lists and dicts copied, values shared), pickling
+    takes it whole, and two are equal when their fields are.
+    """
+
+    __slots__ = ()
+
+    def _fields(self) -> tuple[str, ...]:
+        return tuple(k for cls in type(self).__mro__ for k in getattr(cls, "__slots__", ()))
+
+    def copy(self) -> DealState:
+        other = object.__new__(type(self))
+        for k in self._fields():
+            v = getattr(self, k)
+            setattr(other, k, v.copy() if type(v) in (list, dict) else v)
+        return other
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and all(getattr(self, k) == getattr(other, k) for k in self._fields())
+
+    __hash__ = None   # mutable
+
+    def __getstate__(self) -> dict:
+        return {k: getattr(self, k) for k in self._fields()}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self._fields())})"
+
+
 class Rules:
     """The rules every family shares; a family's module overrides what differs."""
 
-    family: Family
+    family: Family | str              # a Family for the built-in families; a registered family's own name otherwise
     specials: tuple[str, ...] = ()     # the special bids a ruleset of this family may use, low to high
     has_copies: bool = False           # the deck holds duplicate cards (legal lists name each card once)
     bid_names_strain: bool = False     # bids name their strain (no trump-naming step)
@@ -112,14 +156,18 @@ class Rules:
             return tuple(deck[(seat - dealer - 1) % n::n])
         return tuple(self.deal(table, deck, dealer)[0][seat])
 
+    def deal_state(self, g: Game) -> DealState | None:
+        """The family's own state for the deal ``g`` has just dealt (kept as ``g.family_state``); None: none."""
+        return None
+
     # -- the auction ------------------------------------------------------------
     def last_chance(self, g: Game) -> bool:
         """No bid so far: is the seat to act the last one who can still bid?"""
-        return g._bid_turns == g.players - 1
+        return len(g.bids) == g.players - 1
 
     def next_bidder(self, g: Game, seat: int, passed: bool) -> int | None:
         """The next seat to bid after ``seat``'s call, or None when the auction is over (one circuit)."""
-        return None if g._bid_turns == g.players else (seat + 1) % g.players
+        return None if len(g.bids) == g.players else (seat + 1) % g.players
 
     def decision(self, g: Game) -> Decision:
         """The decision the seat to act faces (``g`` not over): its phase's, unless the family tells them apart."""
@@ -132,7 +180,7 @@ class Rules:
 
     def after_exchange(self, g: Game) -> None:
         """The hands are final: the defenders may cede, or the play starts."""
-        g._start_play()
+        g.start_play()
 
     def apply_exchange(self, g: Game, a: int) -> None:
         raise NotImplementedError(f"the {self.family} family has no exchange")
@@ -153,11 +201,11 @@ class Rules:
 
     def legal_play(self, g: Game) -> list[int]:
         """Follow the effective suit led when able (each card named once where the deck has copies): the
-        game's compiled :meth:`Game._follow_suit <referee.rules.game.Game._follow_suit>`."""
-        return g._follow_suit()
+        game's compiled :meth:`Game.follow_suit <referee.rules.game.Game.follow_suit>`."""
+        return g.follow_suit()
 
     def on_play(self, g: Game, seat: int, card: int) -> None:
-        """Called for each card while ``g._partner_open`` (five-handed's partner call)."""
+        """Called for each card while ``g.watching_plays`` (``g.watch_plays``: five-handed's partner call)."""
 
     # -- scoring and the game's end -----------------------------------------------
     def score(self, team_of: Sequence[int], teams: int, hand_size: int, bidder: int, partner: int | None,

@@ -34,8 +34,7 @@ class BidEuchreRules(PartnershipRules):
             return self.after_exchange(g)
         # [R] Teammates are asked in seat order from the bidder's left; the first to give stops it.
         n, team_of = g.players, g.table.team_of
-        g._queue = [(c.bidder + i) % n for i in range(1, n) if team_of[(c.bidder + i) % n] == team_of[c.bidder]]
-        g._enter(Phase.GIVE_CARD, g._queue.pop(0))
+        g.ask(Phase.GIVE_CARD, [(c.bidder + i) % n for i in range(1, n) if team_of[(c.bidder + i) % n] == team_of[c.bidder]])
 
     def legal_give(self, g: Game) -> list[int]:
         return give_ids(g, True) + [A.GIVE_NONE]
@@ -43,22 +42,19 @@ class BidEuchreRules(PartnershipRules):
     def apply_give(self, g: Game, a: int) -> None:
         seat, bidder = g.to_act, g.contract.bidder
         if a == A.GIVE_NONE:
-            g._log.append((EventKind.GIVE, seat, False, PUBLIC))
-            if g._queue:
-                g._enter(Phase.GIVE_CARD, g._queue.pop(0))
+            g.log_event(EventKind.GIVE, seat, False, PUBLIC)
+            if g.ask_next(Phase.GIVE_CARD):
                 return
             return self.after_exchange(g)  # nobody gave: no discard
         card = a - A.GIVE_BASE
         g.hands[seat].remove(card)
         g.hands[bidder].append(card)
-        g._private[seat]["gave"] = [card]
-        g._private[bidder]["received"] = [card]
-        g._log.append((EventKind.GIVE, seat, True, PUBLIC))
-        g._log.append((EventKind.GAVE_CARD, seat, card, seat))
-        g._log.append((EventKind.RECEIVED_CARD, bidder, card, bidder))
-        g._queue = []
-        g._discards_left = 1
-        g._enter(Phase.DISCARD, bidder)
+        g.tell(seat, "gave", [card])
+        g.tell(bidder, "received", [card])
+        g.log_event(EventKind.GIVE, seat, True, PUBLIC)
+        g.log_event(EventKind.GAVE_CARD, seat, card, seat)
+        g.log_event(EventKind.RECEIVED_CARD, bidder, card, bidder)
+        g.ask_discards(bidder, 1)   # the teammates not yet asked are not
 
     def set_penalty(self, tricks_needed: int, hand_size: int) -> int:
         return -tricks_needed       # euchred: lose the number bid

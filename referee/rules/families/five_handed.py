@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..cards import EFFECTIVE_SUIT, NO_TRUMP, card_strength, effective_suit, make_deck
-from ..events import PUBLIC, EventKind, Phase
+from ..events import PUBLIC, EventKind
 from .base import JACK_TO_ACE, Family, Layout, Rules
 
 if TYPE_CHECKING:
@@ -79,27 +79,27 @@ class FiveHandedRules(Rules):
         # The bidder takes the widow (seen by the bidder alone) and discards as many.
         widow = tuple(g.widow)
         g.hands[c.bidder].extend(widow)
-        g._private[c.bidder]["widow"] = list(widow)
-        g._log.append((EventKind.WIDOW, c.bidder, widow, c.bidder))
+        g.tell(c.bidder, "widow", list(widow))
+        g.log_event(EventKind.WIDOW, c.bidder, widow, c.bidder)
         g.widow = []          # the widow is the bidder's now
-        g._discards_left = len(widow)
-        g._enter(Phase.DISCARD, c.bidder)
+        g.ask_discards(c.bidder, len(widow))
 
     def start_play(self, g: Game) -> None:
         if not g.contract.alone:
-            g._partner_open = True    # the bidder's first lead calls the partner
+            g.watch_plays(True)    # the partner is open: the bidder's first lead calls it (on_play)
 
     def legal_play(self, g: Game) -> list[int]:
         legal = super().legal_play(g)
-        if not g._partner_open:
+        if not g.watching_plays:   # the partner is known (or there is none)
             return legal
-        trump, eff = g._trump, EFFECTIVE_SUIT[g._trump]
-        trick = g._trick_cards
+        trump = int(g.trump)
+        eff = EFFECTIVE_SUIT[trump]
+        trick = g.trick_cards
         if not trick:
-            if not g._tricks and trump != NO_TRUMP:
+            if not g.tricks and trump != NO_TRUMP:
                 return [c for c in legal if eff[c] == trump] or legal   # the bidder leads a trump when holding one
             return legal
-        pc = g._partner_card
+        pc = g.partner_card
         if pc is not None and pc in legal and eff[pc] == eff[trick[0]] and g.to_act != g.contract.bidder:
             # Nobody may play a lower card to avoid partnering: a holder of
             # the called card who must follow its suit has to play it.
@@ -108,16 +108,17 @@ class FiveHandedRules(Rules):
 
     def on_play(self, g: Game, seat: int, card: int) -> None:
         bidder = g.contract.bidder
-        if seat == bidder and not g._tricks and len(g._trick_cards) == 1:
-            g._partner_card = pc = next((c for c in partner_call_order(g._trump, card)
-                                         if any(c in h for s, h in enumerate(g.hands) if s != bidder)), None)
-            g._log.append((EventKind.PARTNER_CARD, bidder, pc, PUBLIC))
+        if seat == bidder and not g.tricks and len(g.trick_cards) == 1:
+            pc = next((c for c in partner_call_order(int(g.trump), card)
+                       if any(c in h for s, h in enumerate(g.hands) if s != bidder)), None)
+            g.set_partner_card(pc)
+            g.log_event(EventKind.PARTNER_CARD, bidder, pc, PUBLIC)
             if pc is None:
-                g._partner_open = False  # [R] nobody else holds a qualifying card: no partner
-        elif seat != bidder and card == g._partner_card:
-            g._partner = seat
-            g._partner_open = False
-            g._log.append((EventKind.PARTNER, seat, card, PUBLIC))
+                g.watch_plays(False)  # [R] nobody else holds a qualifying card: no partner
+        elif seat != bidder and card == g.partner_card:
+            g.set_partner(seat)
+            g.watch_plays(False)
+            g.log_event(EventKind.PARTNER, seat, card, PUBLIC)
 
     def score(self, team_of: Sequence[int], teams: int, hand_size: int, bidder: int, partner: int | None,
               tricks_needed: int, points: int | None, alone: bool, tricks_won: Sequence[int],

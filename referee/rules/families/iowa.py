@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from .. import actions as A
 from ..cards import make_deck
-from ..events import PUBLIC, Decision, EventKind, Phase, shared
-from .base import NINE_TO_ACE, Family, Layout, PartnershipRules, give_ids
+from ..events import PUBLIC, Decision, EventKind, Phase
+from .base import NINE_TO_ACE, DealState, Family, Layout, PartnershipRules, give_ids
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 E_EXCHANGE, E_GIVE, E_GAVE_CARD, E_RECEIVED_CARD = EventKind.EXCHANGE, EventKind.GIVE, EventKind.GAVE_CARD, EventKind.RECEIVED_CARD
 P_EXCHANGE, P_GIVE_CARD, P_CEDE = Phase.EXCHANGE, Phase.GIVE_CARD, Phase.CEDE
 EXCHANGE_YES, GIVE_BASE = A.EXCHANGE_YES, A.GIVE_BASE
+
+
+class IowaDeal(DealState):
+    """An iowa deal's exchange: the card each of the bidder and its partner has chosen to give, until the swap."""
+
+    __slots__ = ("given",)
+
+    def __init__(self) -> None:
+        self.given: dict[int, int] = {}     # seat -> card chosen
 
 
 class IowaRules(PartnershipRules):
@@ -32,23 +41,25 @@ class IowaRules(PartnershipRules):
     def special_level(self, name: str, hand_size: int) -> tuple[int, bool, int | None]:
         return hand_size, True, 12          # Pepper: every trick, alone, +-12
 
+    def deal_state(self, g: Game) -> IowaDeal:
+        return IowaDeal()
+
     def after_contract(self, g: Game) -> None:
         if g.contract.alone and g.ruleset.pepper_exchange:
-            g._enter(P_EXCHANGE, g.contract.bidder)
+            g.ask(P_EXCHANGE, (g.contract.bidder,))
         else:
             self.after_exchange(g)
 
     def apply_exchange(self, g: Game, a: int) -> None:
         bidder = g.to_act
-        g._log.append(shared(e := (E_EXCHANGE, bidder, a == EXCHANGE_YES, PUBLIC), e))
+        g.log_event(E_EXCHANGE, bidder, a == EXCHANGE_YES, PUBLIC)
         if a == EXCHANGE_YES:
             # [R] partner's card first, then the bidder's, then the swap; neither sees the other's choice.
             team_of = g.table.team_of
             partner = 0
             while partner == bidder or team_of[partner] != team_of[bidder]:   # the bidder's teammate (the first one)
                 partner += 1
-            g._queue = [bidder]
-            g._enter(P_GIVE_CARD, partner)
+            g.ask(P_GIVE_CARD, (partner, bidder))
         else:
             self.after_exchange(g)
 
@@ -63,37 +74,36 @@ class IowaRules(PartnershipRules):
     def apply_give(self, g: Game, a: int) -> None:
         seat, bidder = g.to_act, g.contract.bidder
         card = a - GIVE_BASE
-        g._pending_give[seat] = card
-        g._private[seat]["gave"] = [card]
-        g._log.append(shared(e := (E_GIVE, seat, None, PUBLIC), e))
-        g._log.append(shared(e := (E_GAVE_CARD, seat, card, seat), e))
-        if g._queue:
-            g._enter(P_GIVE_CARD, g._queue.pop(0))
+        given = g.family_state.given
+        given[seat] = card
+        g.tell(seat, "gave", [card])
+        g.log_event(E_GIVE, seat, None, PUBLIC)
+        g.log_event(E_GAVE_CARD, seat, card, seat)
+        if g.ask_next(P_GIVE_CARD):
             return
         # Both chose: swap. Each side learns only the card it receives.
         partner = -1
-        for s in g._pending_give:   # the bidder and its partner, who gave first
+        for s in given:   # the bidder and its partner, who gave first
             if s != bidder:
                 partner = s
-        pc, bc = g._pending_give[partner], g._pending_give[bidder]
+        pc, bc = given[partner], given[bidder]
         g.hands[partner].remove(pc)
         g.hands[bidder].remove(bc)
         g.hands[partner].append(bc)
         g.hands[bidder].append(pc)
-        g._private[bidder]["received"] = [pc]
-        g._private[partner]["received"] = [bc]
-        g._log.append(shared(e := (E_RECEIVED_CARD, bidder, pc, bidder), e))
-        g._log.append(shared(e := (E_RECEIVED_CARD, partner, bc, partner), e))
+        g.tell(bidder, "received", [pc])
+        g.tell(partner, "received", [bc])
+        g.log_event(E_RECEIVED_CARD, bidder, pc, bidder)
+        g.log_event(E_RECEIVED_CARD, partner, bc, partner)
         self.after_exchange(g)
 
     def after_exchange(self, g: Game) -> None:
         if not g.ruleset.defenders_may_cede:
-            return g._start_play()
+            return g.start_play()
         # [R] Defenders in seat order from the bidder's left; the second is
         # asked only if the first cedes; ceded only if both cede.
         bidder, n, team_of = g.contract.bidder, g.players, g.table.team_of
-        g._queue = [(bidder + i) % n for i in range(1, n) if team_of[(bidder + i) % n] != team_of[bidder]]
-        g._enter(P_CEDE, g._queue.pop(0))
+        g.ask(P_CEDE, [(bidder + i) % n for i in range(1, n) if team_of[(bidder + i) % n] != team_of[bidder]])
 
     def defence_points(self, tricks: int, hand_size: int) -> int:
         return -hand_size if tricks == 0 else tricks    # defenders taking no trick lose 6

@@ -7,11 +7,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..cards import make_deck
-from .base import DEAD, NINE_TO_ACE, Family, Layout, Rules
+from .base import DEAD, NINE_TO_ACE, DealState, Family, Layout, Rules
 
 if TYPE_CHECKING:
     from ..game import Game
     from ..rulesets import Table
+
+
+class Pepper30Deal(DealState):
+    """A pepper-30 deal's elimination auction: who may still bid."""
+
+    __slots__ = ("in_auction",)
+
+    def __init__(self, players: int) -> None:
+        self.in_auction: list[bool] = [True] * players   # per seat: has not passed
 
 
 class Pepper30Rules(Rules):
@@ -40,16 +49,19 @@ class Pepper30Rules(Rules):
             (dead if s == DEAD else hands[s]).extend(deck[i::r])
         return hands, [], dead
 
+    def deal_state(self, g: Game) -> Pepper30Deal:
+        return Pepper30Deal(g.players)
+
     def last_chance(self, g: Game) -> bool:
-        return sum(g._in_auction) == 1
+        return sum(g.family_state.in_auction) == 1
 
     def next_bidder(self, g: Game, seat: int, passed: bool) -> int | None:
         # [R] An elimination auction: a player who passes is out; it ends when one bidder is left.
-        n, inn = g.players, g._in_auction
+        n, inn = g.players, g.family_state.in_auction
         if passed:
             inn[seat] = False
         left = sum(inn)
-        if left == 0 or (left == 1 and g._high_bidder is not None):
+        if left == 0 or (left == 1 and g.high_bidder is not None):
             return None
         s = (seat + 1) % n
         while not inn[s]:
