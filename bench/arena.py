@@ -259,12 +259,13 @@ def _report_cli(r: dict) -> None:
 
 
 def write_results(out: results.Results, a, counts: list[int], med: dict, base_gps: float | None, cap: dict | None) -> None:
-    """docs/results/arena.md: throughput per count of shards and against the baseline, then the capacity."""
+    """docs/results/arena.md: throughput per count of shards, the first count's against the baseline (measured on
+    that count alone), then the capacity."""
     first = med[counts[0]]["games_per_second"]
     cores = os.cpu_count() or 1
     rows = [[f"{n} shard(s)", m["games_per_second"], m["decisions_per_second"], m["seconds"], m["cpu_us_per_decision"],
              cores * 1e6 / m["cpu_us_per_decision"], m["games_per_second"] / first,
-             m["games_per_second"] / base_gps if base_gps else None] for n, m in med.items()]
+             m["games_per_second"] / base_gps if base_gps and n == counts[0] else None] for n, m in med.items()]
     if base_gps:
         rows.append([f"baseline: every decision asked, {counts[0]} shard(s)", base_gps, None, None, None, None,
                      base_gps / first, 1.0])
