@@ -7,11 +7,12 @@ STAMP := $(VENV)/.installed
 BUF := tools/node_modules/.bin/buf
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot web images
+.PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot web images \
+	bench-engine bench-arena bench-memory bench-ranking bench-sandbox bench-scale bench-bots bench-spiel
 
 help: ## list the targets
 	@echo "Pepper Arena"
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 RUNTIME := $(VENV)/.runtime
 PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor pepper_spiel web
@@ -108,8 +109,45 @@ lint: install $(BUF) ## static checks (ruff, the layers and what each package ma
 		(cd proto && ../$(BUF) breaking --against $$base/proto); rc=$$?; rm -rf $$base; exit $$rc; \
 	else echo "note: commit $(PROTO_BASELINE) is not in this clone (shallow?); buf breaking skipped"; fi
 
-bench: install ## engine benchmark (deals per second, vs OpenSpiel euchre)
+# The benchmarks (docs/performance.md). Each one rewrites its results table, docs/results/<bench>.md (bench/results.py,
+# docs/results/README.md), one after another (in the recipe, not as prerequisites that `make -j` would overlap): the
+# machine's cores are shared, and a benchmark measures alone.
+bench: install ## the standard benchmarks (engine, referee, arena; ~10 minutes), each rewriting docs/results/<bench>.md
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/referee.py
+	$(BIN)/python bench/arena.py
+
+bench-engine: install ## engine benchmark (deals per second, vs OpenSpiel euchre): docs/results/engine.md
+	$(BIN)/python bench/engine.py
+
+bench-referee: install ## gRPC referee benchmark (decisions/s vs a raw batched gRPC echo): docs/results/referee.md
+	$(BIN)/python bench/referee.py
+
+bench-arena: install ## arena benchmark (games per second end to end, games in flight): docs/results/arena.md
+	$(BIN)/python bench/arena.py
+
+bench-memory: install ## referee memory per game in flight and kept (tracemalloc): docs/results/memory.md
+	$(BIN)/python bench/memory.py
+
+# The long ones. RANKING_ARGS: the games to the right order per scheduling mode, at the documented settings.
+RANKING_ARGS ?= --seeds 20 --max-games 800
+bench-ranking: install ## games to the right order per scheduling mode, the rating scale, the ladder (long): docs/results/ranking-*.md
+	$(BIN)/python bench/ranking.py scale
+	$(BIN)/python bench/ranking.py ranking $(RANKING_ARGS)
+	$(BIN)/python bench/ranking.py verify
+
+bench-sandbox: install ## the arena with every bot in Docker vs local processes (needs Docker and `make images`): docs/results/sandbox.md
+	$(BIN)/python bench/sandbox.py
+
+bench-scale: install ## the arena on a Ray cluster on this machine vs one machine (long): docs/results/scale.md
+	$(BIN)/python bench/scale.py
+
+bench-bots: install ## the sample bots' strength, duplicate deals, every ruleset (long): docs/results/bots.md
+	$(BIN)/python bench/bots.py
+
+bench-spiel: install ## the OpenSpiel entrant's decision time and its deal sampler: docs/results/spiel_*.md
+	$(BIN)/python bench/spiel_entrant.py
+	$(BIN)/python bench/spiel_sampler.py
 
 ARENA_ARGS ?= --ruleset iowa --games 1000 --seed 1
 
@@ -130,9 +168,6 @@ proto: install ## regenerate sdk/python/pepper_proto/ from proto/ (never edit it
 
 checkgenerate: install ## fail if sdk/python/pepper_proto/ differs from what proto/ generates
 	$(BIN)/python tools/genproto.py --check
-
-bench-referee: install ## gRPC referee benchmark (decisions/s vs a raw batched gRPC echo)
-	$(BIN)/python bench/referee.py
 
 # The sandbox's images (`pepper arena run --sandbox docker`), built locally: Debian by debootstrap, then the SDK.
 images: $(SDK_STAMP) ## build the sandbox's Docker images (pepper-python, pepper-node; docs/sandbox.md)

@@ -3,6 +3,7 @@
     python bench/arena.py [--games 300] [--concurrency 256] [--runs 3] [--shards 1,2] [--inflight 5000] [--json]
     python bench/arena.py --cli 5000 [--full] [--json]   # only 3., through `pepper arena run`
     python bench/arena.py --quick [--json]        # 3. with 200 games: a smoke test (tests/bench)
+    (each also takes [--results PATH | --no-write])
 
 1. Throughput: the real arena (referee subprocess, bot processes through the
    Python SDK, SQLite store, TrueSkill) plays ``--games`` iowa games between
@@ -27,6 +28,8 @@
    referee holds running (ListGames, with the control token it gave the run);
    it reports those, the most in flight the arena's progress lines showed,
    the games stored, games per second, wall time and the exit status.
+
+The figures also go to docs/results/arena.md (1. and 2.), or arena-cli.md (3.), by bench/results.py.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2  # noqa: E40
 from arena.processes import BotProcesses, RefereeProcess  # noqa: E402
 from arena.store import Store, new_token  # noqa: E402
 from arena.tournament import Arena, RunConfig  # noqa: E402
+from bench import results  # noqa: E402
 
 BOTS = ("bot-a", "bot-b")
 #: Asked decisions in an iowa game between the heuristic bots (docs/performance.md, "The arena"): the game length
@@ -254,6 +258,35 @@ def _report_cli(r: dict) -> None:
         print(f"  error: {r['error']}")
 
 
+def write_results(out: results.Results, a, counts: list[int], med: dict, base_gps: float | None, cap: dict | None) -> None:
+    """docs/results/arena.md: throughput per count of shards, the first count's against the baseline (measured on
+    that count alone), then the capacity."""
+    first = med[counts[0]]["games_per_second"]
+    cores = os.cpu_count() or 1
+    rows = [[f"{n} shard(s)", m["games_per_second"], m["decisions_per_second"], m["seconds"], m["cpu_us_per_decision"],
+             cores * 1e6 / m["cpu_us_per_decision"], m["games_per_second"] / first,
+             m["games_per_second"] / base_gps if base_gps and n == counts[0] else None] for n, m in med.items()]
+    if base_gps:
+        rows.append([f"baseline: every decision asked, {counts[0]} shard(s)", base_gps, None, None, None, None,
+                     base_gps / first, 1.0])
+    note = "Targets: 100 games/s with the lean bots, 40 with the heuristic."
+    if a.bot != "heuristic":
+        note += (f" Games of the heuristic's length ({HEURISTIC_GAME} asked decisions): "
+                 + ", ".join(f"{n} shard(s) {m['decisions_per_second'] / HEURISTIC_GAME:.1f} games/s" for n, m in med.items())
+                 + ".")
+    out.table(["run", "games/s", "decisions/s", "s a run", "CPU µs a decision, all processes",
+               f"ceiling on {cores} cores, decisions/s", f"ratio to {counts[0]} shard(s)", "ratio to the baseline"],
+              rows, heading="Throughput (medians)", note=note)
+    if cap:
+        out.table(["figure", "value"], [["games requested", cap["requested"]], ["running at once", cap["running_at_peak"]],
+                                        ["seconds to create them", cap["create_seconds"]],
+                                        ["referee memory empty, MB", cap["referee_rss_base_mb"]],
+                                        ["referee memory at the peak, MB", cap["referee_rss_peak_mb"]],
+                                        ["KB per game in flight", cap["kb_per_game_in_flight"]]],
+                  heading="Games in flight", note="Target: 5,000 games in flight at no more than 20 KB each.")
+    out.write()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=300)
@@ -275,14 +308,32 @@ def main() -> None:
                     help="with --full: interrupt the run after S seconds if the referee has not held all N by then")
     ap.add_argument("--quick", action="store_true", help="--cli 200: a smoke test")
     ap.add_argument("--json", action="store_true")
+    results.add_arguments(ap)
     a = ap.parse_args()
     if a.cli or a.quick:
+        out = results.Results("arena", "Games in flight through pepper arena run", "`pepper arena run` as a user runs "
+                              "it, between two lean bots: the games it held in flight, the most its referee held running "
+                              "at once, games stored and games per second.", a, mode="cli")
         r = through_cli(a.cli or 200, a.cli or 200, full=a.full, full_limit=a.full_limit)
         if a.json:
             print(json.dumps(r))
         else:
             _report_cli(r)
+        out.table(["figure", "value"], [["games", r["games"]], ["kind", r["kind"]], ["--concurrency", r["concurrency"]],
+                                        ["exit status", r["exit_status"]], ["interrupted (SIGINT)", r["interrupted"]],
+                                        ["games stored", r["stored"]], ["seconds", r["seconds"]],
+                                        ["games/s", r["games_per_second"]],
+                                        ["most in flight, the arena's progress lines", r["progress_in_flight_peak"]],
+                                        ["most running at once in the referee", r["referee_running_peak"]],
+                                        ["referee samples", r["referee_samples"]]],
+                  note="Target: 5,000 games in flight.")
+        out.write()
         sys.exit(0 if r["exit_status"] == 0 or (r["interrupted"] and r["referee_running_peak"] >= r["games"]) else 1)
+    out = results.Results("arena", "Arena benchmark", f"End-to-end iowa games per second of the real arena (referee, "
+                          f"2 {a.bot} bots x {a.processes} processes through the Python SDK, SQLite, TrueSkill), "
+                          f"{a.games} games a run, medians of {a.runs} runs per count of referee shards, against the first "
+                          "count and against the baseline (every decision asked, measured in the same run); then the games "
+                          "a referee holds in flight and its memory per game.", a)
     counts = [int(n) for n in a.shards.split(",")]
     runs: dict[int, list[dict]] = {n: [] for n in counts}
     base: list[dict] = []
@@ -297,6 +348,7 @@ def main() -> None:
            for n, rs in runs.items()}
     base_gps = statistics.median(r["games_per_second"] for r in base) if base else None
     first = med[counts[0]]["games_per_second"]
+    write_results(out, a, counts, med, base_gps, cap)
     if a.json:
         print(json.dumps({"throughput_runs": runs, "throughput_median": med, "shards_ratio": {
             n: m["games_per_second"] / first for n, m in med.items()}, "baseline_runs": base,

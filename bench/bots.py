@@ -17,7 +17,8 @@ card-play search and the CPU time per decision.
 Only the first deal of each game is played (``Game(...)`` with the real
 ruleset, so the bots see the names they play under in the arena). A thrown-in
 deal counts as 0. With ``--budget-ms`` the search stops on CPU time, so
-results vary a little with the machine's load; ``--samples`` fixes the work.
+results vary a little with the machine's load; ``--samples`` fixes the work. The figures also go to
+docs/results/bots.md (bench/results.py; ``--results PATH`` or ``--no-write`` instead).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import results  # noqa: E402
 from referee.rules import BUILTIN_RULESETS, Game, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot, MonteCarloBot, RandomBot  # noqa: E402
 
@@ -136,9 +138,13 @@ def main(argv=None) -> int:
     ap.add_argument("--procs", type=int, default=2, help="worker processes")
     ap.add_argument("--seed0", type=int, default=0, help="first deal seed")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
+    results.add_arguments(ap)
     a = ap.parse_args(argv)
     rows = []
     what = f"budget {a.budget_ms} ms/decision" if a.samples is None else f"{a.samples} samples/search"
+    out = results.Results("bots", "Sample-bot strength", f"Duplicate-deal differentials of the sample bots: {a.deals} deal "
+                          "seeds per ruleset and pairing, each played at two tables with the seats swapped; A's mean "
+                          f"points per deal minus B's (montecarlo: {what}).", a, argv=argv)
     print(f"duplicate deals: {a.deals} seeds x 2 tables; montecarlo {what}; seeds from {a.seed0}")
     print(f"{'ruleset':<14} {'pairing':<24} {'mean/deal':>10} {'± s.e.':>7} {'z':>6} {'median':>7} "
           f"{'won':>5} {'lost':>5} {'ms/dec':>7} {'smp/srch':>8} {'secs':>6}")
@@ -152,6 +158,11 @@ def main(argv=None) -> int:
             sm = f"{r['mc_samples_per_search']:8.1f}" if "mc_samples_per_search" in r else f"{'':>8}"
             print(f"{name + ':' + str(players):<14} {r['pair']:<24} {r['mean']:+10.3f} {r['se']:7.3f} {r['z']:6.1f} "
                   f"{r['median']:+7.1f} {r['won']:5.2f} {r['lost']:5.2f} {ms} {sm} {r['seconds']:6.0f}", flush=True)
+    out.table(["ruleset", "pairing", "mean points/deal, A - B", "s.e.", "z", "median", "A won, share",
+               "A lost, share", "montecarlo ms/decision", "montecarlo samples/search", "s"],
+              [[f"{r['ruleset']}:{r['players']}", r["pair"], r["mean"], r["se"], r["z"], r["median"], r["won"], r["lost"],
+                r.get("mc_ms_per_decision"), r.get("mc_samples_per_search"), r["seconds"]] for r in rows])
+    out.write()
     if a.json:
         print(json.dumps(rows))
     return 0

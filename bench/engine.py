@@ -7,6 +7,7 @@ include thrown-in deals (everyone passed), which are cheap; the table shows
 their share and the rate of played deals alone.
 
     .venv/bin/python bench/engine.py [--runs 5] [--seconds 1.0] [--rulesets iowa] [--json] [--memory]
+                                     [--results PATH | --no-write]
 
 The compiled engine runs where it is built (``make install``); ``PEPPER_PURE=1`` runs the .py sources, so
 the two are compared by running this twice (docs/performance.md).
@@ -14,7 +15,7 @@ the two are compared by running this twice (docs/performance.md).
 Each run plays whole games until ``--seconds`` of CPU time (this process's,
 ``time.process_time``: steadier than wall time on a busy machine) have passed;
 the median run is reported. With ``--json`` a last line holds every figure as
-one JSON object.
+one JSON object. The figures also go to docs/results/engine.md (bench/results.py).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 # `referee` wins over this folder's bench/referee.py.
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from bench import results  # noqa: E402
 from referee.rules import BUILTIN_RULESETS, COMPILED, Game  # noqa: E402
 
 
@@ -115,6 +117,27 @@ def compare_openspiel(iowa: dict, args) -> dict | None:
     return openspiel
 
 
+def write_results(out: results.Results, rows: list[dict], openspiel: dict | None, memory: dict | None) -> None:
+    """docs/results/engine.md: the rates per configuration, OpenSpiel's and the ratio, the bytes per Game (--memory)."""
+    out.table(["ruleset", "players", "deals/s", "played deals/s", "thrown in %", "min deals/s", "max deals/s"],
+              [[r["ruleset"], r["players"], r["deals_per_second"], r["played_deals_per_second"],
+                100 * r["thrown_in_share"], min(r["runs"]), max(r["runs"])] for r in rows])
+    if openspiel:
+        out.table(["engine", "deals/s", "ratio to OpenSpiel euchre", "played deals only"],
+                  [["OpenSpiel euchre (the baseline)", openspiel["deals_per_second"], 1.0, None],
+                   ["iowa, 4 players", next(r["deals_per_second"] for r in rows if r["ruleset"] == "iowa"),
+                    openspiel["ratio_iowa"], openspiel["ratio_iowa_played"]]],
+                  heading="Against OpenSpiel euchre", note=f"{openspiel['game']}: one game is one deal, never thrown in.")
+    elif any(r["ruleset"] == "iowa" for r in rows):
+        out.table(["engine", "deals/s"], [["OpenSpiel euchre", None]], heading="Against OpenSpiel euchre",
+                  note="Not measured: OpenSpiel (pyspiel) is not installed.")
+    if memory:
+        out.table(["deals played before", "bytes per iowa Game"], [[d, b] for d, b in memory.items()],
+                  heading="Memory per Game in flight",
+                  note="tracemalloc, 500 iowa games held mid-deal (the 11th card).")
+    out.write()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5, help="timed runs per configuration (default 5)")
@@ -124,16 +147,21 @@ def main() -> None:
     ap.add_argument("--memory", action="store_true", help="also print the bytes of an iowa Game in flight (tracemalloc)")
     ap.add_argument("--rulesets", default="", help="comma-separated ruleset names to run (default: every ruleset; "
                     "the OpenSpiel ratio needs iowa)")
+    results.add_arguments(ap)
     args = ap.parse_args()
     if args.runs < 1 or args.seconds <= 0:
         ap.error("--runs must be >= 1 and --seconds > 0")
+    out = results.Results("engine", "Engine benchmark", f"Random-play deals per CPU second of the rules engine, "
+                          f"median of {args.runs} runs of {args.seconds:g} s per ruleset and player count, against "
+                          "OpenSpiel's C++ euchre driven the same way from Python (the baseline, measured in the same "
+                          "run). Deals include thrown-in deals (everyone passed); played deals are the others.", args)
 
     print(f"Random-play deals per CPU second, median of {args.runs} runs of ~{args.seconds:g} s "
           f"(Python {platform.python_version()}, {platform.machine()}; rules engine "
           f"{'compiled' if COMPILED else 'pure Python'})")
     print("Deals include thrown-in deals (everyone passed); 'played/s' counts the other deals only.\n")
     print(f"{'ruleset':<12} {'players':>7} {'deals/s':>9} {'played/s':>9} {'thrown in':>9} {'min..max deals/s':>18}")
-    results = []
+    rows = []
     wanted = [r for r in args.rulesets.split(",") if r]
     unknown = [r for r in wanted if r not in BUILTIN_RULESETS]
     if unknown:
@@ -146,22 +174,23 @@ def main() -> None:
             rates = [r[0] for r in runs]
             med, med_played = statistics.median(rates), statistics.median(r[1] for r in runs)
             share = 1 - sum(r[1] for r in runs) / sum(r[0] for r in runs)
-            results.append({"ruleset": name, "players": n, "deals_per_second": round(med, 1),
+            rows.append({"ruleset": name, "players": n, "deals_per_second": round(med, 1),
                             "played_deals_per_second": round(med_played, 1), "thrown_in_share": round(share, 4),
                             "runs": [round(r, 1) for r in rates]})
             print(f"{name:<12} {n:>7} {med:>9.0f} {med_played:>9.0f} {share:>9.1%} "
                   f"{min(rates):>8.0f}..{max(rates):<9.0f}")
 
-    iowa = next((r for r in results if r["ruleset"] == "iowa"), None)
+    iowa = next((r for r in rows if r["ruleset"] == "iowa"), None)
     openspiel = compare_openspiel(iowa, args) if iowa else None
     memory = None
     if args.memory:
         memory = {d: round(game_bytes(d)) for d in (0, 10, 50)}
         print("\nBytes per iowa Game in flight, mid-deal (the 11th card), after 0 / 10 / 50 deals: "
               + " / ".join(f"{b:,}" for b in memory.values()))
+    write_results(out, rows, openspiel, memory)
     if args.json:
         print(json.dumps({"runs": args.runs, "seconds": args.seconds, "python": platform.python_version(), "compiled": COMPILED,
-                          "results": results, "openspiel_euchre": openspiel, "game_bytes": memory}))
+                          "results": rows, "openspiel_euchre": openspiel, "game_bytes": memory}))
 
 
 if __name__ == "__main__":

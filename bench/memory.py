@@ -1,6 +1,6 @@
 """Referee memory: bytes per game in flight and per finished game kept, with the heuristic bots.
 
-    python bench/memory.py [--games 400] [--bots 4] [--keep 5000] [--top 0]
+    python bench/memory.py [--games 400] [--bots 4] [--keep 5000] [--top 0] [--results PATH | --no-write]
 
 The referee runs in this process (so that tracemalloc sees every allocation it makes); ``--bots`` processes
 of the heuristic sample bot (``python -m sample_bots heuristic``, one seat per connection) play ``--games``
@@ -20,7 +20,7 @@ and no game):
   do not depend on the machine.
 
 ``--top N`` lists the N source lines that hold the most of the in-flight memory, at the peak and live (where to
-look to reduce it).
+look to reduce it). The figures also go to docs/results/memory.md (bench/results.py).
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench import results  # noqa: E402
+
 TOKEN = "bench-memory-token"
 
 
@@ -145,7 +148,12 @@ def main() -> int:
     ap.add_argument("--bots", type=int, default=4, help="heuristic bot processes (at least 4: one seat per connection)")
     ap.add_argument("--keep", type=int, default=5000, help="finished games the referee keeps in memory (--keep-finished)")
     ap.add_argument("--top", type=int, default=0, help="list the N source lines holding the most in-flight memory")
+    results.add_arguments(ap)
     a = ap.parse_args()
+    out = results.Results("memory", "Referee memory", f"Bytes the referee holds per game in flight and per finished game "
+                          f"kept (tracemalloc, the referee in this process), {a.games} iowa games at once between "
+                          f"{a.bots} heuristic bot processes, against the bare rules engine's Game played to its end (the "
+                          "baseline, measured in the same run).", a)
     tracemalloc.start(1)
     base = engine_baseline(min(a.games, 200))
     r = asyncio.run(referee_run(a.games, a.bots, a.keep, a.top))
@@ -158,6 +166,15 @@ def main() -> int:
     print(f"  per finished game kept: {r['finished'] / 1024:7.1f} KiB   ({r['finished'] / base:.2f}x the bare engine; "
           f"{r['kept']} kept)")
     print(f"  baseline, bare engine Game played to its end: {base / 1024:.1f} KiB")
+    out.table(["figure", "KiB per game", "ratio to the bare engine"],
+              [["in flight, peak (garbage included): the target", r["in_flight"] / 1024, r["in_flight"] / base],
+               ["in flight, live after gc.collect()", r["live"] / 1024, r["live"] / base],
+               ["  of which the rules engine", r["engine"] / 1024, r["engine"] / base],
+               ["  of which the service and the rest", (r["live"] - r["engine"]) / 1024, (r["live"] - r["engine"]) / base],
+               ["finished, kept", r["finished"] / 1024, r["finished"] / base],
+               ["bare engine Game played to its end (the baseline)", base / 1024, 1.0]],
+              note=f"{r['kept']} finished games kept; the games took {r['elapsed']:.1f} s.")
+    out.write()
     return 0
 
 

@@ -60,6 +60,9 @@ more than its items, so fewer in flight cost more CPU a game).
 Games are iowa cut to ``--deal-cap`` deals (default 4; the higher score at
 the cap wins), which keeps a game to a few milliseconds; ``--deal-cap 200``
 plays whole games (about 90 ms each).
+
+Each measurement's figures also go to docs/results/ranking-<measurement>.md (bench/results.py: ranking-scale.md,
+ranking-ranking.md, ranking-speed.md, ranking-verify.md; ``--results PATH`` or ``--no-write`` instead).
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ from pathlib import Path
 # folder's bench/referee.py (imported by a test, the path is left alone).
 if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
+elif str(Path(__file__).resolve().parent.parent) not in sys.path:   # imported from elsewhere: bench.results
+    sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from arena import schedule  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
@@ -84,6 +89,7 @@ from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noq
 # The adaptive scheduler's constants (arena/tournament.py): a round's games, the lag of the ratings it is chosen on
 # (in games), and the weight of the old score's uncertainty bonus.
 from arena.tournament import UNCERTAINTY_WEIGHT, adaptive_lag, adaptive_round  # noqa: E402
+from bench import results  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
 from sample_bots.mixed import Mixed  # noqa: E402
@@ -475,7 +481,8 @@ def verify(a) -> dict:
     for b in order:
         print(f"{b}: mu {r[b].mu:.2f} sigma {r[b].sigma:.2f}")
     print("order right:", order == right_order(rates))
-    return {"order": order, "right": order == right_order(rates)}
+    return {"order": order, "right": order == right_order(rates),
+            "ratings": {b: {"mu": r[b].mu, "sigma": r[b].sigma} for b in order}}
 
 
 def _given(text: str) -> dict[str, int]:
@@ -513,14 +520,78 @@ def main(argv=None) -> int:
     ap.add_argument("--concurrency", type=int, default=None,
                     help="speed: the runs' games in flight (default: the arena's default; an adaptive run keeps fewer)")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
+    results.add_arguments(ap)
     a = ap.parse_args(argv)
     if a.what == "verify" and a.games == 800:
         a.games = 4000
     a.seeds = a.seeds or (3 if a.what == "scale" else 20)
+    written = results.Results("ranking", *MEASURES[a.what](a), a, argv=argv, mode=a.what)
     out = {"scale": scale, "ranking": ranking, "speed": speed, "verify": verify}[a.what](a)
+    TABLES[a.what](written, a, out)
+    written.write()
     if a.json:
         print(json.dumps(out))
     return 0
+
+
+# ----------------------------------------------------------------------------- results files (bench/results.py)
+def _ladder_text(a) -> str:
+    return f"iowa cut to {a.deal_cap} deals, ladder {', '.join(ladder(a.rates))} (the heuristic with that % of random play)"
+
+
+MEASURES = {  # each measurement's title and line on what it measures
+    "scale": lambda a: ("Rating scale", f"The ratings after {a.games} games of a mirrored and of a mixed run, rated with "
+                        "the arena's model and with the unweighted one (a bot alone in both seats of a mixed team rated "
+                        f"as a one-player team), medians over seeds 1..{a.seeds}; {_ladder_text(a)}."),
+    "ranking": lambda a: ("Games to the right order", "Per scheduling mode, the games until the table's order is exactly "
+                          f"right in at least 80% of {a.seeds} seeds (and stays so), and their time, against a naive "
+                          "schedule (uniform random line-ups, a fresh deck every game: the baseline, measured in the same "
+                          f"run); {_ladder_text(a)}; "
+                          + (f"time: seconds to the first N planned games stored in {a.wallclock} real arena run(s) per "
+                             "mode (medians)." if a.wallclock else "time: CPU seconds of this process playing them.")),
+    "speed": lambda a: ("Arena speed per scheduling mode", f"Games per second of {a.wallclock or 3} real arena runs of "
+                        f"{a.arena_games} games per mode (medians), against the naive schedule's (the baseline, runs "
+                        f"interleaved); {_ladder_text(a)}."),
+    "verify": lambda a: ("Ladder order", f"The ratings after one mirrored run of {a.games} games, to check the ladder's "
+                         f"order (the less random play, the stronger); {_ladder_text(a)}."),
+}
+
+
+def _scale_table(out: results.Results, a, res: dict) -> None:
+    rows = [[*key.split("/"), statistics.median(x["mean"] for x in runs), statistics.median(x["spread"] for x in runs),
+             sum(x["right"] for x in runs) / len(runs)] for key, runs in res.items()]
+    out.table(["line-up", "model", "mean mu", "spread (highest - lowest mu)", "order right, share of seeds"], rows)
+
+
+def _ranking_table(out: results.Results, a, res: dict) -> None:
+    cols = ["mode", "games to 80% right", "seconds to N", "ratio to naive, games", "ratio to naive, seconds"]
+    if a.wallclock:
+        cols += ["ratio to naive, seconds (paired)", "N / the run's games/s", "ratio to naive, by rate"]
+    cols.append("right at the end, share")
+    rows = []
+    for mode, r in res.items():
+        row = [f"{mode} (the baseline)" if mode == "naive" else mode, r["games"] or f">{a.max_games}", r["seconds"],
+               r.get("ratio_games"), r.get("ratio_seconds")]
+        if a.wallclock:
+            row += [r.get("ratio_seconds_paired"), r.get("seconds_by_rate"), r.get("ratio_seconds_by_rate")]
+        rows.append(row + [r["right_at_end"]])
+    out.table(cols, rows)
+
+
+def _speed_table(out: results.Results, a, rates: dict) -> None:
+    base = rates.get("naive")
+    out.table(["mode", "games/s", "ratio to naive"],
+              [[f"{m} (the baseline)" if m == "naive" else m, r, r / base if base else None] for m, r in rates.items()])
+
+
+def _verify_table(out: results.Results, a, res: dict) -> None:
+    rungs = ladder(a.rates)
+    out.table(["place", "bot", "random play", "mu", "sigma"],
+              [[i + 1, b, rungs[b], res["ratings"][b]["mu"], res["ratings"][b]["sigma"]] for i, b in enumerate(res["order"])],
+              note=f"Order right: {'yes' if res['right'] else 'no'}.")
+
+
+TABLES = {"scale": _scale_table, "ranking": _ranking_table, "speed": _speed_table, "verify": _verify_table}
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """gRPC referee benchmark: decisions/s and games/s with 4 bot processes, next to a raw batched gRPC echo.
 
     python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test] [--profile FILE] [--encoder]
-                            [--service]
+                            [--service] [--results PATH | --no-write]
 
 Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
 4 separate bot processes (2 per bot name): bench/lean_bot.py, which parses
@@ -30,6 +30,9 @@ process used during the timed part is reported per decision (Linux /proc), to
 show where the time goes: referee vs bots. Games are awaited with WaitGame, not
 by polling ListGames (which would make the referee build every running game's
 result many times a second). Everything stays on 127.0.0.1.
+
+The figures also go to docs/results/referee.md (bench/results.py); ``--encoder`` and ``--service`` to
+referee-encoder.md and referee-service.md; ``--profile`` writes none (its figures are for where the time goes).
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench import results  # noqa: E402
+
 BOTS = {"lean": ROOT / "bench" / "lean_bot.py", "test": ROOT / "tests" / "service" / "bots" / "random_bot.py"}
 TOKEN = "bench-control-token"
 
@@ -317,18 +323,36 @@ def main() -> int:
                     help="only measure the wire encoder's CPU per decision in this process (no server, no bots)")
     ap.add_argument("--service", action="store_true",
                     help="only measure the referee's CPU per decision in this process without gRPC (no server, no bots)")
+    results.add_arguments(ap)
     a = ap.parse_args()
     if a.service:
+        out = results.Results("referee", "Referee without gRPC", "The referee's CPU per answered decision in one process, "
+                              "without gRPC: the real Referee fed AnswerBatch messages (answer checks, game step, events, "
+                              "requests, batches); 600 iowa games, deal cap 10, the least of 3 repeats.", a, mode="service")
         r = service_cpu()
         built = ", ".join(f"{k} {'compiled' if r[k + '_compiled'] else 'pure'}" for k in ("service", "wire", "rules"))
         print(f"referee without gRPC: {r['service_us']:.2f} us of CPU per answered decision (answer checks, game step, "
               f"events, requests, batches; {r['decisions']:,} decisions of 600 iowa games, deal cap 10; {built})")
+        out.table(["figure", "value", "unit"], [["referee CPU per answered decision", r["service_us"], "µs"],
+                                                ["decisions", r["decisions"], ""]],
+                  note=f"Modules: {built}.")
+        out.write()
         return 0
     if a.encoder:
+        out = results.Results("referee", "Wire encoder", "The wire encoder's CPU per decision (a request and its events) "
+                              "in one process: seeded iowa random games played with every request and event encoded, "
+                              "minus the same games played without (150 games, deal cap 10, the least of 5 repeats).",
+                              a, mode="encoder")
         r = encoder_cpu()
         print(f"encoder ({'compiled' if r['wire_compiled'] else 'pure Python'}): {r['encoder_us']:.2f} us of CPU per "
               f"decision (a request and its events); the game step alone {r['game_us']:.2f} us "
               f"({'compiled' if r['rules_compiled'] else 'pure'} engine, iowa random play, {r['decisions']:,} decisions)")
+        out.table(["figure", "value", "unit"], [["encoder CPU per decision", r["encoder_us"], "µs"],
+                                                ["game step alone, per decision", r["game_us"], "µs"],
+                                                ["decisions", r["decisions"], ""]],
+                  note=f"Encoder {'compiled' if r['wire_compiled'] else 'pure Python'}, rules engine "
+                       f"{'compiled' if r['rules_compiled'] else 'pure Python'}.")
+        out.write()
         return 0
     if a.profile:
         with tempfile.TemporaryDirectory() as tmp:
@@ -338,6 +362,10 @@ def main() -> int:
 
         pstats.Stats(a.profile).sort_stats("tottime").print_stats(30)
         return 0
+    out = results.Results("referee", "Referee benchmark", f"Decisions and games per second of the gRPC referee with 4 "
+                          f"{a.bot} bot processes ({a.games} iowa games at once, deal cap {a.deal_cap}, batches of up to "
+                          f"{a.batch}), against a raw batched gRPC echo of the same message sizes (the baseline, measured "
+                          f"in the same run); medians of {a.runs} runs.", a)
     ref, echo, floor = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(a.runs):
@@ -383,7 +411,37 @@ def main() -> int:
         print(f"floor (the same service, game steps replayed from pre-encoded scripts): {fm['decisions_s']:,.0f} decisions/s "
               f"= {fm['decisions_s'] / e:.1%} of the echo; CPU per decision: referee {fm['referee_cpu_us']:.0f} us, "
               f"bots {fm['bots_cpu_us']:.0f} us")
+    write_results(out, a, med, em, lone, fm if floor else None)
     return 0
+
+
+def write_results(out: results.Results, a, med: dict, em: dict, lone: dict | None, fm: dict | None) -> None:
+    """docs/results/referee.md: the referee's medians beside the echo's, the ratio, the lone game, the floor."""
+    e = em["decisions_s"]
+    echo_cpu = em["server_cpu_us"] + em["clients_cpu_us"]
+    rows = [["referee", "decisions/s", med["decisions_s"], med["decisions_s"] / e],
+            ["referee", "games/s", med["games_s"], None],
+            ["raw batched echo (the baseline)", "decisions/s", e, 1.0],
+            ["referee", "latency p50, ms", med["p50_ms"], None],
+            ["referee", "latency p99, ms", med["p99_ms"], None],
+            ["referee process", "CPU per decision, µs", med["referee_cpu_us"], None],
+            ["4 bot processes", "CPU per decision, µs", med["bots_cpu_us"], None],
+            ["echo server", "CPU per decision, µs", em["server_cpu_us"], None],
+            ["4 echo clients", "CPU per decision, µs", em["clients_cpu_us"], None],
+            ["ceiling: a referee as cheap as the echo server, these bots", "decisions/s",
+             e * echo_cpu / (em["server_cpu_us"] + med["bots_cpu_us"]),
+             echo_cpu / (em["server_cpu_us"] + med["bots_cpu_us"])]]
+    if fm:
+        rows += [["floor: the same service, game steps replayed", "decisions/s", fm["decisions_s"], fm["decisions_s"] / e],
+                 ["floor", "referee CPU per decision, µs", fm["referee_cpu_us"], None]]
+    if lone:
+        rows += [[f"lone game (deal cap {a.lone_deal_cap}: nothing to batch)", "decisions/s", lone["decisions_s"], None],
+                 ["lone game", "latency p50, ms", lone["p50_ms"], None],
+                 ["lone game", "latency p99, ms", lone["p99_ms"], None]]
+    out.table(["what", "figure", "median", "ratio to the echo"], rows,
+              note=f"Per batch: {med['per_batch']:.1f} requests, {med['batch_bytes']:.0f} bytes; "
+                   f"{med['answer_bytes']:.0f} bytes per answer message. Target: 50% of the echo.")
+    out.write()
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 processes, and what starting a container costs.
 
     python bench/sandbox.py [--games 200] [--runs 3] [--starts 10] [--bots heuristic,random] [--json]
+                            [--results PATH | --no-write]
 
 1. Throughput: ``--runs`` pairs of runs, each pair interleaved (unsandboxed, then ``--sandbox docker``), each on a
    fresh database: ``--games`` iowa games between the sample bots ``--bots`` (the whole `arena.tournament.run`, the
@@ -12,6 +13,8 @@ processes, and what starting a container costs.
 2. Container start: ``--starts`` containers of the base image (`make images`) running ``python3 -c pass`` under the
    sandbox's limits: the median time from the create call to the container running (``start``), and to its exit
    with its end recorded and the container removed (``whole``); beside it the same command as a local process.
+
+The figures also go to docs/results/sandbox.md (bench/results.py). It needs a Docker Engine and the images.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)   # the project root f
 from arena.registry import ensure_sample_bots  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.tournament import RunConfig, run  # noqa: E402
+from bench import results  # noqa: E402
 from supervisor import LocalRuntime, ProcessSpec  # noqa: E402
 from supervisor.docker_runtime import DockerRuntime, Sandbox, client  # noqa: E402
 
@@ -71,6 +75,23 @@ def starts(n: int) -> dict:
     return {"start_s": statistics.median(up), "whole_s": statistics.median(whole), "local_s": statistics.median(local)}
 
 
+def write_results(written: results.Results, out: dict) -> None:
+    """docs/results/sandbox.md: both throughputs and their ratio, then the container's start."""
+    rows = [[label, m["games_s"], m["decisions_s"], m["wall_s"], m["play_games_s"], m["play_decisions_s"]]
+            for label, m in (("local processes (the baseline)", out["unsandboxed"]),
+                             ("--sandbox docker", out["sandboxed"]))]
+    rows.append(["ratio sandboxed / local", out["ratio_games"], out["ratio_decisions"], None, out["ratio_play_games"],
+                 out["ratio_play_decisions"]])
+    written.table(["run", "games/s", "decisions/s", "s a run", "playing: games/s", "playing: decisions/s"], rows,
+                  heading="Throughput (medians)", note="Playing: from the bots' connections on. Target: a ratio of 0.80 or more.")
+    c = out["container"]
+    written.table(["figure", "ms"], [["container running after its create call", 1000 * c["start_s"]],
+                                     ["`python3 -c pass` in a container, done and removed", 1000 * c["whole_s"]],
+                                     ["the same as a local process", 1000 * c["local_s"]]],
+                  heading="Container start (medians)")
+    written.write()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=200)
@@ -78,19 +99,25 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=10)
     ap.add_argument("--bots", default="heuristic,random")
     ap.add_argument("--json", action="store_true")
+    results.add_arguments(ap)
     a = ap.parse_args()
     bots = a.bots.split(",")
-    results: dict[str, list[dict]] = {"none": [], "docker": []}
+    written = results.Results("sandbox", "Sandbox benchmark", f"The arena's throughput with every bot in a Docker "
+                              f"container (`--sandbox docker`) against the same run with local processes (the baseline, "
+                              f"runs interleaved): {a.games} iowa games, {' vs '.join(bots)}, medians of {a.runs} runs; "
+                              f"then what starting a container costs (medians of {a.starts}).", a)
+    runs: dict[str, list[dict]] = {"none": [], "docker": []}
     for _ in range(a.runs):
         for sandbox in ("none", "docker"):
-            results[sandbox].append(one_run(sandbox, a.games, bots))
-    med = {s: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for s, rs in results.items()}
+            runs[sandbox].append(one_run(sandbox, a.games, bots))
+    med = {s: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for s, rs in runs.items()}
     st = starts(a.starts)
     out = {"games": a.games, "runs": a.runs, "bots": bots, "unsandboxed": med["none"], "sandboxed": med["docker"],
            "ratio_games": med["docker"]["games_s"] / med["none"]["games_s"],
            "ratio_decisions": med["docker"]["decisions_s"] / med["none"]["decisions_s"],
            "ratio_play_games": med["docker"]["play_games_s"] / med["none"]["play_games_s"],
            "ratio_play_decisions": med["docker"]["play_decisions_s"] / med["none"]["play_decisions_s"], "container": st}
+    write_results(written, out)
     if a.json:
         print(json.dumps(out, indent=2))
         return

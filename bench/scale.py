@@ -17,6 +17,9 @@ share the same cores, so 2 nodes cannot be faster than one here; the figure says
 node costs, not what a second machine gives.
 
     .venv/bin/python bench/scale.py [--games 40] [--nodes 1,2] [--cpus 2] [--per-task 1,5] [--commit-games 4000] [--project 100]
+                                    [--results PATH | --no-write]
+
+The figures also go to docs/results/scale.md (bench/results.py).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ os.environ.update(RAY_ENV)
 from arena import distributed, tournament  # noqa: E402
 from arena.config import RunConfig  # noqa: E402
 from arena.store import Store  # noqa: E402
+from bench import results  # noqa: E402
 
 SHORT = 'name = "p30-short"\nextends = "pepper-30"\ndeal_cap = 1\n'
 BOT = "{python} -m sample_bots heuristic"
@@ -122,7 +126,13 @@ def main() -> None:
     ap.add_argument("--per-task", default="1,5", help="matches per Ray task, comma-separated")
     ap.add_argument("--commit-games", type=int, default=4000)
     ap.add_argument("--project", type=int, default=100)
+    results.add_arguments(ap)
     a = ap.parse_args()
+    out = results.Results("scale", "Scale-out benchmark", f"`pepper arena run --ray` on a Ray cluster of worker nodes of "
+                          f"{a.cpus} CPUs on this machine, against the single-machine arena on the same plan (the "
+                          f"baseline, measured in the same run): {a.games} games, 2 players, one deal a game, heuristic "
+                          "bots; then the driver's commit rate and a projection. Nodes on one machine share its cores.", a)
+    cluster_rows = []
     with tempfile.TemporaryDirectory(prefix="pepper-scale-") as d:
         tmp = Path(d)
         (tmp / "short.toml").write_text(SHORT)
@@ -138,6 +148,8 @@ def main() -> None:
         for n in [int(x) for x in a.nodes.split(",")]:
             for per_task in [int(x) for x in a.per_task.split(",")]:
                 r = on_cluster(tmp, a.games, n, a.cpus, per_task)
+                cluster_rows.append([f"{n} worker node(s), {per_task} match(es) per task", r["games_s"], r["games_s"] / local,
+                                     r["matches"], r["task_s"], r["setup_s"], 1000 * r["ray_s"]])
                 if n == 1:  # the one node's best
                     per_node = max(per_node or 0.0, r["games_s"])
                 print(f"ray, {n} worker node(s) x {a.cpus} CPUs, {per_task} match(es) per task: {r['games_s']:.1f} games/s "
@@ -155,6 +167,14 @@ def main() -> None:
               "commits on one core with the database on a local disk (synchronous=FULL, 10 matches per transaction: at that rate of results every poll finds many back); "
               "Ray's scheduling of 1 task per match stays far below its limits (thousands of tasks/s); longer games "
               "(full iowa games are about 10-20x longer) lower the demand on the driver in proportion.")
+        out.table(["run", "games/s", "ratio to the baseline", "tasks", "s a task", "s before its first game",
+                   "Ray ms a task"], [["single-machine arena (the baseline)", local, 1.0, None, None, None, None],
+                                      *cluster_rows], heading="Games per second (per task: medians)")
+        out.table(["figure", "games/s"], [*[[f"the driver commits and rates, {k} match(es) of 2 games per transaction", v]
+                                            for k, v in rates.items()],
+                                          [f"projected demand of {a.project} nodes (the one node's best)", demand]],
+                  heading="The driver", note=f"Headroom: {commit_rated / demand:.1f}x (target: 1,000 games/s committed).")
+        out.write()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The OpenSpiel entrant's decision time and fallbacks, per ruleset (docs/research.md).
 
-    python bench/spiel_entrant.py [--games 3] [--simulations 40] [--json]
+    python bench/spiel_entrant.py [--games 3] [--simulations 40] [--json] [--results PATH | --no-write]
 
 Seat 0 is the entrant (``pepper_spiel.entrant.OpenSpielEntrant``), fed every
 event and view through the real wire conversions (engine -> pepper.v1 -> the
@@ -10,7 +10,7 @@ each ruleset. Reported per configuration: the median and the largest
 same run, OpenSpiel's uniform random bot through the same entrant (the cost
 of reading the events and sampling a deal, with no search): the ratio is what
 the search costs. Fallbacks are decisions played at random because no sampled
-deal agreed with every play.
+deal agreed with every play. The figures also go to docs/results/spiel_entrant.md (bench/results.py).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)   # the repo root, not
 
 from pepper_bot.convert import event_to_dict, view_to_dict  # noqa: E402
 
+from bench import results  # noqa: E402
 from pepper_spiel.entrant import OpenSpielEntrant  # noqa: E402
 from referee.rules import Game, ruleset_from_dict  # noqa: E402
 from referee.wire.convert import event_to_proto, view_to_proto  # noqa: E402
@@ -62,7 +63,12 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=3)
     ap.add_argument("--simulations", type=int, default=40)
     ap.add_argument("--json", action="store_true")
+    results.add_arguments(ap)
     a = ap.parse_args()
+    out = results.Results("spiel_entrant", "OpenSpiel entrant", f"The IS-MCTS entrant's decide time in seat 0 "
+                          f"({a.simulations} simulations, {a.games} one-deal games per configuration, the other seats "
+                          "random), against OpenSpiel's uniform random bot through the same entrant (the baseline, "
+                          "measured in the same run: reading the events and sampling a deal, no search).", a)
     logging.disable(logging.WARNING)
     rows = []
     for ruleset, players in CONFIGS:
@@ -77,6 +83,11 @@ def main() -> None:
         (bm, _, _, _), (m, mx, d, f) = res["random"], res["ismcts"]
         rows.append({"config": f"{ruleset}/{players}p", "median_ms": round(m * 1000, 1), "max_ms": round(mx * 1000, 1),
                      "baseline_median_ms": round(bm * 1000, 2), "ratio": round(m / bm, 1), "decisions": d, "fallbacks": f})
+    out.table(["configuration", "median ms", "max ms", "baseline median ms", "ratio to the baseline", "decisions",
+               "fallbacks"], [[r["config"], r["median_ms"], r["max_ms"], r["baseline_median_ms"], r["ratio"],
+                               r["decisions"], r["fallbacks"]] for r in rows],
+              note="Fallbacks: decisions played at random because no sampled deal agreed with every play.")
+    out.write()
     if a.json:
         print(json.dumps(rows, indent=2))
         return

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.xdist_group("arena")
 
 
 def test_quick_mode_runs_the_arena_through_its_cli_and_reports_games_in_flight():
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "arena.py"), "--quick", "--json"], cwd=ROOT,
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "arena.py"), "--quick", "--json", "--no-write"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stdout + out.stderr
     r = json.loads(out.stdout)

@@ -28,18 +28,23 @@ def test_games_to_right_is_the_first_checkpoint_from_which_the_share_holds():
     assert ranking.games_to_right([[(20, False)]] * 5) is None
 
 
-def test_the_scale_measurement_shows_the_unweighted_drift(capsys):
-    ranking.main(["scale", "--games", "150", "--seeds", "1", "--json"])
+def test_the_scale_measurement_shows_the_unweighted_drift(capsys, tmp_path):
+    """... and writes its results table (bench/results.py), one row per line-up and model with the run's figures."""
+    ranking.main(["scale", "--games", "150", "--seeds", "1", "--json", "--results", str(tmp_path / "scale.md")])
     out = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert out["mixed/unweighted"][0]["mean"] < 20 < 23 < out["mixed/weighted"][0]["mean"] < 27
     assert abs(out["mirrored/weighted"][0]["mean"] - out["mirrored/unweighted"][0]["mean"]) < 1e-9
+    text = (tmp_path / "scale.md").read_text()
+    assert text.startswith("# Rating scale\n") and "Command: `.venv/bin/python bench/ranking.py scale --games 150 --seeds 1 --json`" in text
+    row = next(line for line in text.splitlines() if line.startswith("| mixed | weighted |"))
+    assert float(row.split("|")[3]) == pytest.approx(out["mixed/weighted"][0]["mean"], rel=5e-3), row   # 3 significant digits
 
 
 def test_speed_times_real_arena_runs_and_reports_the_games_in_flight(capsys):
     """`speed` plays real arena runs (referee subprocess, bot processes): games per second per mode, and each run's
     most and mean games in flight (the mean over time, no more than the most)."""
     ranking.main(["speed", "--deal-cap", "1", "--wallclock", "1", "--arena-games", "16", "--modes", "adaptive",
-                  "--json"])
+                  "--json", "--no-write"])
     lines = capsys.readouterr().out.splitlines()
     assert json.loads(lines[-1])["adaptive"] > 0
     run = next(line for line in lines if "arena run 1/1, adaptive" in line)
@@ -94,7 +99,7 @@ def test_ranking_wallclock_times_the_first_n_planned_games_of_a_real_arena_run(c
     run is lengthened to N with a note, its line gives its time to N, and the JSON carries that time (from the start of
     play, so under the whole run's) beside N / the run's mean games per second."""
     ranking.main(["ranking", "--seeds", "1", "--max-games", "20", "--rates", "0,1", "--modes", "adaptive",
-                  "--deal-cap", "1", "--wallclock", "1", "--arena-games", "16", "--json"])
+                  "--deal-cap", "1", "--wallclock", "1", "--arena-games", "16", "--json", "--no-write"])
     lines = capsys.readouterr().out.splitlines()
     r = json.loads(lines[-1])["adaptive"]
     assert r["games"] == 20 and r["arena_games"] == 20, r
@@ -112,11 +117,11 @@ def test_given_games_to_the_right_order_skip_the_seeds_and_time_only(capsys):
     """`--games-to-right MODE=N` takes each mode's N from an earlier run and only plays the arena runs (no seed is
     played in process: a mode not given is not timed); a malformed value is refused with the expected form."""
     ranking.main(["ranking", "--games-to-right", "adaptive=12", "--modes", "adaptive,naive", "--deal-cap", "1",
-                  "--wallclock", "1", "--arena-games", "12", "--json"])
+                  "--wallclock", "1", "--arena-games", "12", "--json", "--no-write"])
     lines = capsys.readouterr().out.splitlines()
     res = json.loads(lines[-1])
     assert list(res) == ["adaptive"] and res["adaptive"]["games"] == 12 and res["adaptive"]["seconds"] > 0, res
     assert not any("seeds" in line for line in lines), lines
     with pytest.raises(SystemExit):
-        ranking.main(["ranking", "--games-to-right", "adaptive=many", "--wallclock", "1"])
+        ranking.main(["ranking", "--games-to-right", "adaptive=many", "--wallclock", "1", "--no-write"])
     assert "expected MODE=N" in capsys.readouterr().err
