@@ -125,10 +125,12 @@ class BotProcesses:
         self.sups: list[Supervisor] = []       # per shard
         try:
             for address in addresses:
-                env = inherited_env() | extra_env | bot.env | {
-                    "PEPPER_REFEREE": address, "PEPPER_TOKEN": token, "PEPPER_BOT_NAME": bot.name}
+                env = inherited_env() | extra_env | bot.env | {"PEPPER_REFEREE": address, "PEPPER_BOT_NAME": bot.name}
                 with _explained(self.bot, self.log_path):
-                    spec = ProcessSpec.command(f"bot {bot.name!r}", command, self.log_path, cwd=bot.cwd, env=env)
+                    # The token on a pipe (PEPPER_TOKEN_FD), never in the environment: another bot of the run, the
+                    # same user, could read that from /proc and take this bot's seats.
+                    spec = ProcessSpec.command(f"bot {bot.name!r}", command, self.log_path, cwd=bot.cwd, env=env,
+                                               secrets={"PEPPER_TOKEN": token.encode()})
                     self.sups.append(Supervisor(spec, slots, runtime))
         except BaseException:
             self.stop()

@@ -2,7 +2,7 @@
 
     python bench/lean_bot.py --address HOST:PORT --name NAME --token T [--batch 64] [--seed 0] [--summary FILE]
 
-(or with PEPPER_REFEREE, PEPPER_BOT_NAME and PEPPER_TOKEN set, as the arena launches its bots).
+(or as the arena launches its bots: PEPPER_REFEREE and PEPPER_BOT_NAME set, the token on the pipe PEPPER_TOKEN_FD names).
 
 It opens one Connect stream, says Hello, parses every message it receives
 with the protobuf library, and answers every DecisionRequest of a Batch in
@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, for referee.wire
 
 import grpc  # noqa: E402
+from pepper_bot.runner import launch_token  # noqa: E402
 from pepper_proto.v1 import bot_pb2  # noqa: E402
 
 from referee import wire  # noqa: E402
@@ -42,10 +43,11 @@ CONNECT = "/pepper.v1.BotService/Connect"
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    env = os.environ.get   # as the arena launches a bot: PEPPER_REFEREE, PEPPER_BOT_NAME, PEPPER_TOKEN
+    env = os.environ.get   # as the arena launches a bot: PEPPER_REFEREE, PEPPER_BOT_NAME, PEPPER_TOKEN_FD
     ap.add_argument("--address", default=env("PEPPER_REFEREE"), required=not env("PEPPER_REFEREE"))
     ap.add_argument("--name", default=env("PEPPER_BOT_NAME"), required=not env("PEPPER_BOT_NAME"))
-    ap.add_argument("--token", default=env("PEPPER_TOKEN"), required=not env("PEPPER_TOKEN"))
+    token = launch_token()   # the arena's pipe (PEPPER_TOKEN_FD), else PEPPER_TOKEN
+    ap.add_argument("--token", default=token or None, required=not token)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--summary", default="")

@@ -43,8 +43,10 @@ class BotProcess:
     async def start(self, env: Mapping[str, str]) -> None:
         """Start the command on the event loop's thread, so that the bot dies with it (supervisor.StartError: it
         cannot be started)."""
-        spec = ProcessSpec("the bot", tuple(self.command), self.log,
-                           env={**inherited_env(), **env, "PYTHONUNBUFFERED": "1"})  # as the arena launches it
+        env = dict(env)
+        token = env.pop("PEPPER_TOKEN", None)   # as the arena launches it: the token on a pipe (PEPPER_TOKEN_FD)
+        spec = ProcessSpec("the bot", tuple(self.command), self.log, env={**inherited_env(), **env, "PYTHONUNBUFFERED": "1"},
+                           secrets={} if token is None else {"PEPPER_TOKEN": token.encode()})
         if self.echo:
             self._follower = LogFollower(self.log)
         self.handle = self.runtime.start(spec)
@@ -128,6 +130,9 @@ def startup_hint(tail: list[str], exit_code: int | None) -> str:
                 return f" ({m[0]}): {_PYTHON_HINT}"
             return (f" ({m[0]}): is it installed for the bot's Python, and is the bot started from its own folder? "
                     f"(the project's Python: {{python}} or .venv/bin/python)")
+        if "PEPPER_TOKEN" in line and "PEPPER_TOKEN_FD" not in line:   # a bot written for the token in its environment
+            return (" (it looked for PEPPER_TOKEN: a launched bot's token is on the pipe whose descriptor "
+                    "PEPPER_TOKEN_FD names; read it to its end: docs/protocol.md, \"Environment\")")
     if exit_code == 0:
         return f": {_SDK_HINT}"
     return ""

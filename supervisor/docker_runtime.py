@@ -224,7 +224,8 @@ class DockerRuntime:
         if sb.socket:
             mounts.append(DockerMount(SOCKET_IN_CONTAINER, sb.socket, type="bind", read_only=False))
         env = {k: v for k, v in spec.env.items() if k not in ("PATH", "HOME", "TMPDIR")}
-        env |= {"HOME": "/tmp", "TMPDIR": "/tmp"}
+        # A container's environment is seen by its own processes alone: secrets go there (see ProcessSpec.secrets).
+        env |= {"HOME": "/tmp", "TMPDIR": "/tmp"} | {k: v.decode() for k, v in spec.secrets.items()}
         spec.log.parent.mkdir(parents=True, exist_ok=True)
         try:
             c = self.client.containers.create(

@@ -2,7 +2,8 @@
 
 A bot is someone else's code: nothing of the launcher's environment reaches it unless it is named here (not the
 control token PEPPER_CONTROL_TOKEN, not a cloud key or a password of the user's shell). What a bot needs besides
-is given explicitly: its own registered variables, the run's, and PEPPER_REFEREE, PEPPER_TOKEN, PEPPER_BOT_NAME.
+is given explicitly: its own registered variables, the run's, and PEPPER_REFEREE, PEPPER_BOT_NAME (its token goes on
+a pipe: ProcessSpec.secrets).
 """
 
 from __future__ import annotations

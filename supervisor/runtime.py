@@ -40,6 +40,10 @@ class ProcessSpec:
     # Written to its stdin, which is then closed: how a secret reaches it without its environment or argv,
     # both readable in /proc by any process of the same user (never shown: repr=False).
     stdin: bytes = field(default=b"", repr=False)
+    # Secrets by name, each on a pipe of its own that the process inherits: the environment variable NAME_FD
+    # gives the pipe's descriptor, from which the process reads the value to its end (LocalRuntime). A container,
+    # whose environment no other process of the host can read, gets NAME=value instead (the Docker runtime).
+    secrets: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @classmethod
     def command(cls, name: str, command: str, log: Path, **kw) -> ProcessSpec:
@@ -187,14 +191,24 @@ class LocalRuntime:
     def start(self, spec: ProcessSpec) -> LocalHandle:
         spec.log.parent.mkdir(parents=True, exist_ok=True)
         log = open(spec.log, "ab")  # noqa: SIM115 - the handle closes it once the process is gone
+        env, inherited = dict(spec.env), []
         try:
-            proc = subprocess.Popen(spec.argv, cwd=spec.cwd or None, env=spec.env,
+            for name, value in spec.secrets.items():   # a few bytes each: the pipe's buffer holds them until read
+                r, w = os.pipe()
+                inherited.append(r)
+                with os.fdopen(w, "wb") as f:
+                    f.write(value)
+                env[f"{name}_FD"] = str(r)
+            proc = subprocess.Popen(spec.argv, cwd=spec.cwd or None, env=env,
                                     stdin=subprocess.PIPE if spec.stdin else subprocess.DEVNULL,
                                     stdout=subprocess.PIPE if spec.stdout_pipe else log, stderr=log,
-                                    start_new_session=True, preexec_fn=die_with_parent)
+                                    start_new_session=True, preexec_fn=die_with_parent, pass_fds=inherited)
         except (OSError, ValueError) as e:
             log.close()
             raise StartError(spec.name, shlex.join(spec.argv), str(e), e) from None
+        finally:
+            for r in inherited:   # the child has its copies; the arena keeps none
+                os.close(r)
         if proc.stdin is not None:
             try:  # a few bytes: the pipe's buffer takes them whether or not the process reads them yet
                 proc.stdin.write(spec.stdin)

@@ -46,6 +46,7 @@ class Referee:
         self.config = config
         # Bot name -> its token's SHA-256 (secret.digest): a token is compared, never kept.
         self.tokens: dict[str, bytes] = {name: secret.digest(tok) for name, tok in config.bot_tokens.items()}
+        self.max_connections: dict[str, int] = {}   # bot -> the most Connect streams it may hold (absent: no limit)
         self.conns: dict[str, list[Connection]] = {}
         self.idle_budgets: dict[str, IdleBudget] = {}   # bot name -> its budget of messages with no work
         self.games: dict[str, GameRun] = {}
@@ -66,10 +67,15 @@ class Referee:
         if not _NAME.match(name or ""):
             raise RequestError("INVALID_ARGUMENT", f"bad bot name {name!r}: 1-64 letters, digits, '-', '_' or '.'")
 
-    def register_bot(self, name: str, token: str = "", token_sha256: bytes = b"") -> str:
-        """Register ``name`` with ``token``, or the token whose SHA-256 is ``token_sha256``, or a new token; returns
-        the token ("" when only its digest was given)."""
+    def register_bot(self, name: str, token: str = "", token_sha256: bytes = b"", max_connections: int = 0) -> str:
+        """Register ``name`` with ``token``, or the token whose SHA-256 is ``token_sha256``, or a new token, and at
+        most ``max_connections`` Connect streams at once (0: no limit); returns the token ("" when only its digest
+        was given)."""
         self._check_name(name)
+        if max_connections:
+            self.max_connections[name] = max_connections
+        else:
+            self.max_connections.pop(name, None)
         if token and token_sha256:
             raise RequestError("INVALID_ARGUMENT", "give a bot's token or its token_sha256, not both")
         if token_sha256:
@@ -92,6 +98,12 @@ class Referee:
         want = self.tokens.get(bot_name)
         if want is None or not secrets.compare_digest(want, secret.digest(token)):
             return ("UNAUTHENTICATED", f"bot {bot_name!r}: unknown bot name or wrong token")
+        cap = self.max_connections.get(bot_name, 0)
+        if cap and len(self.conns.get(bot_name, ())) >= cap:
+            # Its own processes hold every connection it was registered for: this is a second holder of its token
+            # (or a process restarting before its old stream closed, which its SDK's reconnection then gets past).
+            return ("RESOURCE_EXHAUSTED", f"bot {bot_name!r} already has {cap} connection(s), the most it was "
+                    "registered for (RegisterBotRequest.max_connections): one per process the arena started for it")
         idle = self.idle_budgets.get(bot_name)
         wait = idle.barred_until - asyncio.get_running_loop().time() if idle is not None else 0.0
         if wait > 0:

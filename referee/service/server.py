@@ -147,7 +147,8 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
     async def RegisterBot(self, request, context):
         await self._auth(context)
         try:
-            token = self.referee.register_bot(request.name, request.token, request.token_sha256)
+            token = self.referee.register_bot(request.name, request.token, request.token_sha256,
+                                              request.max_connections)
         except RequestError as e:
             await context.abort(_status(e.code), str(e))
         return control_pb2.RegisterBotResponse(name=request.name, token=token)

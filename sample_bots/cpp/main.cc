@@ -2,18 +2,21 @@
 // (docs/protocol.md) and plays every ruleset with the small heuristic in strategy.cc.
 //
 // It is configured like every launched bot (docs/arena.md): PEPPER_REFEREE (host:port, default
-// 127.0.0.1:50051), PEPPER_TOKEN, PEPPER_BOT_NAME, and optionally PEPPER_MAX_BATCH and PEPPER_TLS_CA (a PEM CA
+// 127.0.0.1:50051), its token (read from the pipe PEPPER_TOKEN_FD names, else PEPPER_TOKEN), PEPPER_BOT_NAME, and optionally PEPPER_MAX_BATCH and PEPPER_TLS_CA (a PEM CA
 // certificate: connect with TLS). Exit status: 0 after SIGTERM or SIGINT, or once a draining referee ends the
 // stream; 2 when the configuration is wrong or the referee refuses the bot. A stream that drops otherwise is
 // reconnected, backing off from 0.2 s up to 10 s.
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -46,6 +49,28 @@ void Log(const std::string& line) { std::cerr << name << " " << line << std::end
 std::string EnvOr(const char* var, const std::string& fallback) {
   const char* v = std::getenv(var);
   return v && *v ? v : fallback;
+}
+
+// The bot's token: read to its end from the pipe whose descriptor PEPPER_TOKEN_FD names (how the arena hands it
+// over: another process of the same user can read the environment in /proc, not a pipe already read), else
+// PEPPER_TOKEN. Both are then removed from the environment, so that programs the bot starts do not inherit them.
+std::string LaunchToken() {
+  std::string token = EnvOr("PEPPER_TOKEN", "");
+  const std::string fd = EnvOr("PEPPER_TOKEN_FD", "");
+  unsetenv("PEPPER_TOKEN");
+  unsetenv("PEPPER_TOKEN_FD");
+  if (fd.empty()) return token;
+  char* end = nullptr;
+  const long n = std::strtol(fd.c_str(), &end, 10);
+  if (*end != '\0' || n < 0) throw std::runtime_error("PEPPER_TOKEN_FD=" + fd + " is not a file descriptor");
+  token.clear();
+  char buf[256];
+  ssize_t got;
+  while ((got = read(static_cast<int>(n), buf, sizeof buf)) > 0) token.append(buf, static_cast<size_t>(got));
+  if (got < 0) throw std::runtime_error("cannot read the token from PEPPER_TOKEN_FD=" + fd);
+  close(static_cast<int>(n));
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  return token;
 }
 
 // SIGTERM / SIGINT: a thread waits for them (blocked everywhere else) and cancels the open stream.
@@ -172,11 +197,17 @@ int main() {
   std::thread(WaitForSignal, signals).detach();
 
   const std::string referee = EnvOr("PEPPER_REFEREE", "127.0.0.1:50051");
-  const std::string token = EnvOr("PEPPER_TOKEN", "");
+  std::string token;
+  try {
+    token = LaunchToken();
+  } catch (const std::exception& e) {
+    Log(e.what());
+    return 2;
+  }
   const std::string tls_ca = EnvOr("PEPPER_TLS_CA", "");
   name = EnvOr("PEPPER_BOT_NAME", name);
   if (token.empty()) {
-    Log("PEPPER_TOKEN is not set: give the bot's token (from its registration)");
+    Log("no token: the arena gives it on the pipe PEPPER_TOKEN_FD names; by hand, set PEPPER_TOKEN");
     return 2;
   }
   uint32_t max_batch = 0;

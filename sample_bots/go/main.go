@@ -2,7 +2,7 @@
 // (docs/protocol.md) and plays every ruleset with the small heuristic in strategy.go.
 //
 // It is configured like every launched bot (docs/arena.md): PEPPER_REFEREE (host:port, default
-// 127.0.0.1:50051), PEPPER_TOKEN, PEPPER_BOT_NAME, and optionally PEPPER_MAX_BATCH and PEPPER_TLS_CA (a PEM CA
+// 127.0.0.1:50051), its token (read from the pipe PEPPER_TOKEN_FD names, else PEPPER_TOKEN), PEPPER_BOT_NAME, and optionally PEPPER_MAX_BATCH and PEPPER_TLS_CA (a PEM CA
 // certificate: connect with TLS). Exit status: 0 after SIGTERM or SIGINT, or once a draining referee ends the
 // stream; 2 when the configuration is wrong or the referee refuses the bot. A stream that drops otherwise is
 // reconnected, backing off from 0.2 s up to 10 s.
@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,17 +47,46 @@ type config struct {
 	maxBatch                    uint32
 }
 
+// launchToken is the bot's token: read to its end from the pipe whose descriptor PEPPER_TOKEN_FD names (how the
+// arena hands it over: another process of the same user can read the environment in /proc, not a pipe already
+// read), else PEPPER_TOKEN. Both are then removed from the environment, so that programs the bot starts do not
+// inherit them.
+func launchToken() (string, error) {
+	token, fd := os.Getenv("PEPPER_TOKEN"), os.Getenv("PEPPER_TOKEN_FD")
+	os.Unsetenv("PEPPER_TOKEN")
+	os.Unsetenv("PEPPER_TOKEN_FD")
+	if fd == "" {
+		return token, nil
+	}
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < 0 {
+		return "", fmt.Errorf("PEPPER_TOKEN_FD=%q is not a file descriptor", fd)
+	}
+	pipe := os.NewFile(uintptr(n), "PEPPER_TOKEN_FD")
+	defer pipe.Close()
+	b, err := io.ReadAll(pipe)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the token from PEPPER_TOKEN_FD=%d: %w", n, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
 func main() {
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
+	token, err := launchToken()
 	cfg := config{
 		referee: envOr("PEPPER_REFEREE", "127.0.0.1:50051"),
-		token:   os.Getenv("PEPPER_TOKEN"),
+		token:   token,
 		name:    envOr("PEPPER_BOT_NAME", "go-starter"),
 		tlsCA:   os.Getenv("PEPPER_TLS_CA"),
 	}
 	log.SetPrefix(cfg.name + " ")
+	if err != nil {
+		log.Print(err)
+		os.Exit(2)
+	}
 	if cfg.token == "" {
-		log.Print("PEPPER_TOKEN is not set: give the bot's token (from its registration)")
+		log.Print("no token: the arena gives it on the pipe PEPPER_TOKEN_FD names; by hand, set PEPPER_TOKEN")
 		os.Exit(2)
 	}
 	if s := os.Getenv("PEPPER_MAX_BATCH"); s != "" {

@@ -4,11 +4,13 @@
 //
 //   node bot.js --referee 127.0.0.1:50051 --name node-bot --token SECRET
 //   PEPPER_REFEREE=127.0.0.1:50051 PEPPER_BOT_NAME=node-bot PEPPER_TOKEN=SECRET node bot.js
+// (launched by the arena, it reads its token from the pipe PEPPER_TOKEN_FD names instead)
 //
 // Flags win over environment variables. Logs go to stderr. SIGTERM/SIGINT end
 // the stream cleanly and exit 0, and so does the referee's DRAINING notice (the
 // tournament is over); a referee that refuses the bot exits 2.
 
+const fs = require('node:fs');
 const { parseArgs } = require('node:util');
 const { makeLogger } = require('./lib/log');
 const { decide } = require('./lib/strategy');
@@ -36,6 +38,22 @@ const USAGE = `usage: node bot.js [--referee HOST:PORT] [--token T] [--name NAME
 
   env PEPPER_KEEPALIVE_MS: keepalive ping interval, ms (default 30000, what the referee expects)`;
 
+// The bot's token: read to its end from the pipe whose descriptor PEPPER_TOKEN_FD names (how the arena hands it
+// over: another process of the same user can read the environment in /proc, not a pipe already read), else
+// PEPPER_TOKEN. Both are then removed from the environment, so that programs the bot starts do not inherit them.
+function launchToken(env) {
+  const fd = env.PEPPER_TOKEN_FD;
+  let token = env.PEPPER_TOKEN || '';
+  delete env.PEPPER_TOKEN;
+  delete env.PEPPER_TOKEN_FD;
+  if (fd !== undefined && fd !== '') {
+    if (!/^\d+$/.test(fd)) throw new Error(`PEPPER_TOKEN_FD=${fd} is not a file descriptor`);
+    token = fs.readFileSync(Number(fd), 'utf8').trim();
+    fs.closeSync(Number(fd));
+  }
+  return token;
+}
+
 function config(argv, env) {
   const { values } = parseArgs({
     args: argv,
@@ -48,7 +66,7 @@ function config(argv, env) {
   const cfg = {
     help: Boolean(values.help),
     address: values.referee || env.PEPPER_REFEREE || '127.0.0.1:50051',
-    token: values.token || env.PEPPER_TOKEN || '',
+    token: values.token || launchToken(env),
     botName: values.name || env.PEPPER_BOT_NAME || 'node-heuristic',
     maxBatch: Number(values['max-batch'] || env.PEPPER_MAX_BATCH || 0),
     logLevel: values['log-level'] || env.PEPPER_LOG_LEVEL || 'info',
@@ -56,7 +74,9 @@ function config(argv, env) {
     protoDir: values['proto-dir'] || env.PEPPER_PROTO_DIR || undefined,
     keepaliveMs: env.PEPPER_KEEPALIVE_MS === undefined ? undefined : Number(env.PEPPER_KEEPALIVE_MS),
   };
-  if (!cfg.help && !cfg.token) throw new Error('no token: pass --token or set PEPPER_TOKEN');
+  if (!cfg.help && !cfg.token) {
+    throw new Error('no token: pass --token, set PEPPER_TOKEN, or give it on the pipe PEPPER_TOKEN_FD names');
+  }
   if (!Number.isInteger(cfg.maxBatch) || cfg.maxBatch < 0) throw new Error('--max-batch must be a whole number >= 0');
   if (cfg.keepaliveMs === undefined) delete cfg.keepaliveMs; // the client's default
   else if (!Number.isInteger(cfg.keepaliveMs) || cfg.keepaliveMs < 1) {

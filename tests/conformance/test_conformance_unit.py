@@ -95,3 +95,11 @@ def test_the_fallbacks_the_referee_counted_are_tallied_and_reported():
     d = s.to_dict()
     assert d["fallbacks"] == 3 and d["fallback_details"][0] == f"game t-1 seat 1: {detail}" and not d["passed"]
     assert check_lines(failed, verbose=False)[0] == f"FAIL  {'policy':<40} policy error: ..."
+
+
+def test_a_bot_that_looks_for_its_token_in_the_environment_is_told_where_it_is():
+    from conformance.launch import startup_hint
+
+    hint = startup_hint(["Traceback (most recent call last):", "KeyError: 'PEPPER_TOKEN'"], 1)
+    assert "PEPPER_TOKEN_FD" in hint and "read it to its end" in hint, hint
+    assert "PEPPER_TOKEN_FD" not in startup_hint(["ValueError: bad move"], 1)

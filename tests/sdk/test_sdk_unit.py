@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import time
@@ -248,3 +249,24 @@ def test_policy_errors_carry_the_stable_marker_and_fallback_answers_say_so(caplo
     assert SUMMARY_RE.search(r._summary()).groups() == ("150", "300")
     assert len(answers) == 150 and {(a.fallback, a.fallback_detail) for a in answers} == {
         (bot_pb2.STRATEGY_FALLBACK_RAISED, "decide() raised KeyError('x')")}
+
+
+def test_the_launch_token_is_read_from_its_pipe_and_dropped_from_the_environment(monkeypatch):
+    """What the arena hands a launched bot: the token on the pipe PEPPER_TOKEN_FD names, read once; the SDK drops
+    both variables from its environment, so that programs the bot starts inherit neither."""
+    from pepper_bot import runner
+
+    r, w = os.pipe()
+    os.write(w, b"piped-token-0123\n")
+    os.close(w)
+    monkeypatch.setattr(runner, "_launched", [])
+    monkeypatch.setenv("PEPPER_TOKEN_FD", str(r))
+    monkeypatch.setenv("PEPPER_TOKEN", "stale-env-token")
+    assert runner.launch_token() == "piped-token-0123"
+    assert "PEPPER_TOKEN_FD" not in os.environ and "PEPPER_TOKEN" not in os.environ
+    assert runner.launch_token() == "piped-token-0123"          # the same token on a second call (the pipe is gone)
+    with pytest.raises(OSError):
+        os.fstat(r)                                              # the descriptor was closed once read
+    monkeypatch.setattr(runner, "_launched", [])
+    monkeypatch.setenv("PEPPER_TOKEN", "by-hand-token")          # by hand: the variable, then dropped too
+    assert runner.launch_token() == "by-hand-token" and "PEPPER_TOKEN" not in os.environ

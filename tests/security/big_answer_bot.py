@@ -4,7 +4,7 @@
 
 The first BIG answers are an action text of SIZE characters ("x" * SIZE), one answer per message; every other
 answer is the first legal action. Reads nothing else and never reconnects. Without ADDRESS NAME TOKEN it takes
-them from the environment the arena gives a command bot (PEPPER_REFEREE, PEPPER_BOT_NAME, PEPPER_TOKEN).
+them from the environment the arena gives a command bot (PEPPER_REFEREE, PEPPER_BOT_NAME, the token on the pipe PEPPER_TOKEN_FD names).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import queue
 import sys
 
 import grpc
+from pepper_bot.runner import launch_token
 from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
 
 def main() -> int:
     args = sys.argv[1:]
     if len(args) == 2:
-        args = [os.environ["PEPPER_REFEREE"], os.environ["PEPPER_BOT_NAME"], os.environ["PEPPER_TOKEN"], *args]
+        args = [os.environ["PEPPER_REFEREE"], os.environ["PEPPER_BOT_NAME"], launch_token(), *args]
     address, name, token, big, size = args[0], args[1], args[2], int(args[3]), int(args[4])
     out: queue.SimpleQueue = queue.SimpleQueue()
 

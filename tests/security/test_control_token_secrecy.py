@@ -60,7 +60,7 @@ def test_a_bot_launched_with_an_outside_referee_gets_no_control_token(tmp_path):
         assert r["worked"] == [], r["found"]
         assert "own environment" not in r["found"]
         # Its environment: the allowlist, what the arena gives every bot, and its own registered variables.
-        extra = {"PEPPER_REFEREE", "PEPPER_TOKEN", "PEPPER_BOT_NAME", "PEPPER_MC_BUDGET_MS", "SNOOP_REPORTS"}
+        extra = {"PEPPER_REFEREE", "PEPPER_TOKEN_FD", "PEPPER_BOT_NAME", "PEPPER_MC_BUDGET_MS", "SNOOP_REPORTS"}
         assert {k for k in r["env"] if not passed(k)} <= extra, r["env"]
         assert not set(CANARY) & set(r["env"])
 

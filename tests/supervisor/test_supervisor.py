@@ -156,3 +156,26 @@ def test_children_die_with_their_parent_even_when_it_is_killed(tmp_path):
         assert not any(_alive(p) for p in children), children
     finally:
         parent.kill()
+
+
+def test_a_secret_reaches_the_process_on_a_pipe_never_in_its_environment(tmp_path):
+    """ProcessSpec.secrets: the process reads the value from the pipe NAME_FD names; its environment, which any
+    process of the same user reads in /proc/PID/environ, never holds it, and the pipe is empty once read."""
+    code = ("import os, sys, time; fd = int(os.environ['PEPPER_TOKEN_FD']); "
+            "env = open('/proc/self/environ', 'rb').read(); "
+            "print(os.read(fd, 100).decode(), b'sekrit-token' in env, 'PEPPER_TOKEN' in os.environ, flush=True); "
+            "time.sleep(30)")
+    h = LocalRuntime().start(ProcessSpec("reader", (sys.executable, "-c", code), tmp_path / "reader.log",
+                                         env=dict(os.environ), stdout_pipe=True,
+                                         secrets={"PEPPER_TOKEN": b"sekrit-token"}))
+    try:
+        assert h.readline().split() == ["sekrit-token", "False", "False"]
+        # Another process of the same user finds it in neither the environment nor the (drained) pipe.
+        fd = (Path(f"/proc/{h.pid}/environ").read_bytes().split(b"PEPPER_TOKEN_FD=")[1].split(b"\0")[0]).decode()
+        assert b"sekrit-token" not in Path(f"/proc/{h.pid}/environ").read_bytes()
+        with open(f"/proc/{h.pid}/fd/{fd}", "rb", buffering=0) as pipe:
+            os.set_blocking(pipe.fileno(), False)
+            assert pipe.read(100) in (None, b"")
+    finally:
+        h.kill()
+        h.wait(10)

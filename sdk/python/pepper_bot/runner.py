@@ -399,11 +399,17 @@ def run_bot(bot, referee: str | None = None, token: str | None = None, name: str
     setup_logging(log_level)
     bot = as_bot(bot)
     referee = referee or os.environ.get("PEPPER_REFEREE") or DEFAULT_REFEREE
-    token = token if token is not None else os.environ.get("PEPPER_TOKEN", "")
+    try:
+        launched = launch_token()
+    except (OSError, ValueError) as e:
+        log.error("cannot read the token from $PEPPER_TOKEN_FD: %s", e)
+        return EXIT_REFUSED
+    token = token if token is not None else launched
     name = name or os.environ.get("PEPPER_BOT_NAME") or bot.name or type(bot).__name__.lower()
     tls_ca = tls_ca or os.environ.get("PEPPER_TLS_CA") or None
     if not token:
-        log.error("no token: pass --token or set PEPPER_TOKEN (the token the bot was registered with)")
+        log.error("no token: pass --token, set PEPPER_TOKEN, or give it on the pipe PEPPER_TOKEN_FD names (the token "
+                  "the bot was registered with)")
         return EXIT_REFUSED
     if not max_batch and os.environ.get("PEPPER_MAX_BATCH"):   # the launch contract's setting (docs/protocol.md)
         env = os.environ["PEPPER_MAX_BATCH"]
@@ -428,10 +434,28 @@ def run_bot(bot, referee: str | None = None, token: str | None = None, name: str
                   keepalive_ms=keepalive_ms).run(install_signal_handlers)
 
 
+_launched: list[str] = []
+
+
+def launch_token() -> str:
+    """The token the bot was launched with: read to its end from the pipe whose descriptor ``$PEPPER_TOKEN_FD``
+    names (how the arena hands it over: a pipe is read once, where the environment stays readable in /proc by any
+    process of the same user), else ``$PEPPER_TOKEN``. Both variables are then dropped from this process's
+    environment, so that the programs it starts do not inherit them; later calls return the same token."""
+    if not _launched:
+        fd, token = os.environ.pop("PEPPER_TOKEN_FD", ""), os.environ.pop("PEPPER_TOKEN", "")
+        if fd:
+            with os.fdopen(int(fd), "rb") as pipe:
+                token = pipe.read().decode().strip()
+        _launched.append(token)
+    return _launched[0]
+
+
 def add_connection_args(ap: argparse.ArgumentParser) -> None:
     """The flags every launched bot understands (environment variables are the defaults)."""
     ap.add_argument("--referee", default=None, help="HOST:PORT of the referee (default: $PEPPER_REFEREE or 127.0.0.1:50051)")
-    ap.add_argument("--token", default=None, help="the bot's token (default: $PEPPER_TOKEN)")
+    ap.add_argument("--token", default=None, help="the bot's token (default: read from the pipe $PEPPER_TOKEN_FD "
+                    "names, else $PEPPER_TOKEN)")
     ap.add_argument("--name", default=None, help="the bot's registered name (default: $PEPPER_BOT_NAME)")
     ap.add_argument("--max-batch", type=int, default=0,
                     help="most decision requests per batch (default: $PEPPER_MAX_BATCH, else 0: the referee's default)")

@@ -1,6 +1,6 @@
 """A pepper.v1 bot without the SDK that says when its strategy failed, as a bot in any language would.
 
-    python marking_bot.py [--every N]      # reads $PEPPER_REFEREE, $PEPPER_TOKEN, $PEPPER_BOT_NAME
+    python marking_bot.py [--every N]      # reads $PEPPER_REFEREE, its token (launch_token), $PEPPER_BOT_NAME
 
 It answers the first legal action; every Nth answer (default 7) is marked as a
 fallback (``Answer.fallback``, protocol 1.2) with a detail. It writes nothing
@@ -15,6 +15,7 @@ import queue
 import sys
 
 import grpc
+from pepper_bot.runner import launch_token
 from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
 DETAIL = "strategy.js threw TypeError: hand is undefined"
@@ -28,7 +29,7 @@ def main() -> int:
 
     def requests():
         yield bot_pb2.ConnectRequest(hello=bot_pb2.Hello(
-            bot_name=os.environ["PEPPER_BOT_NAME"], protocol_version="1.2", token=os.environ["PEPPER_TOKEN"]))
+            bot_name=os.environ["PEPPER_BOT_NAME"], protocol_version="1.2", token=launch_token()))
         while (m := out.get()) is not None:
             yield m
 

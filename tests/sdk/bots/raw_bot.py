@@ -1,6 +1,6 @@
 """A pepper.v1 bot written without the SDK (only the generated protocol code), for the checker tests.
 
-    python raw_bot.py MODE [--after N]      # reads $PEPPER_REFEREE, $PEPPER_TOKEN, $PEPPER_BOT_NAME
+    python raw_bot.py MODE [--after N]      # reads $PEPPER_REFEREE, its token (launch_token), $PEPPER_BOT_NAME
 
 MODE: ``ok`` answers the first legal action; from decision N on (default 20)
 ``illegal`` answers a well-formed action that is not legal, ``crash`` exits
@@ -18,6 +18,7 @@ import sys
 import time
 
 import grpc
+from pepper_bot.runner import launch_token
 from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
 
 CARDS = [r + s for s in "SHDC" for r in ("9", "10", "J", "Q", "K", "A")]
@@ -42,7 +43,7 @@ def main() -> int:
 
     def requests():
         yield bot_pb2.ConnectRequest(hello=bot_pb2.Hello(
-            bot_name=os.environ["PEPPER_BOT_NAME"], protocol_version="1.0", token=os.environ["PEPPER_TOKEN"]))
+            bot_name=os.environ["PEPPER_BOT_NAME"], protocol_version="1.0", token=launch_token()))
         while True:
             m = out.get()
             if m is None:

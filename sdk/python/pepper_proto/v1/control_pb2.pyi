@@ -8,14 +8,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RegisterBotRequest(_message.Message):
-    __slots__ = ("name", "token", "token_sha256")
+    __slots__ = ("name", "token", "token_sha256", "max_connections")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TOKEN_SHA256_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
     token_sha256: bytes
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., token_sha256: _Optional[bytes] = ...) -> None: ...
+    max_connections: int
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., token_sha256: _Optional[bytes] = ..., max_connections: _Optional[int] = ...) -> None: ...
 
 class RegisterBotResponse(_message.Message):
     __slots__ = ("name", "token")
