@@ -42,7 +42,9 @@ SOCKET_IN_CONTAINER = "/run/pepper/referee.sock"
 USER = "65534:65534"                     # nobody:nogroup - no account of the host's, no file of the image's
 LOG_LIMIT = 64 << 20                     # bytes of output kept per runtime (one bot, one run): a bot cannot fill the disk
 FOLDER_PREFIX = "pepper-sandbox-"        # the host folders of the sandbox (in the temporary folder), then the owner
-CGROUP_PARENT = "/"                      # each container a cgroup of its own at the top, weighted like a process
+# Each container a cgroup of its own at the top of the hierarchy (with the cgroupfs driver), weighted like a host
+# process per core of its limit: under Docker's one /docker group all containers together weigh one host process.
+CGROUP_PARENT = "/"
 DEFAULT_IMAGE = "pepper-python:latest"   # `make images`: Debian's Python, the SDK
 NODE_IMAGE = "pepper-node:latest"        # `make images`: the above and Node.js
 
@@ -139,6 +141,7 @@ class LogBudget:
         return self.used >= self.limit
 
 
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # where `supervisor` imports from
 _watchdogs: dict[int, subprocess.Popen] = {}
 _watchdog_lock = threading.Lock()
 
@@ -154,9 +157,6 @@ def start_watchdog() -> None:
             [sys.executable, "-m", "supervisor.watchdog", owner_id()], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, start_new_session=True,
             env=os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))})
-
-
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # where `supervisor` imports from
 
 
 def client():
@@ -302,6 +302,9 @@ class DockerRuntime:
         self.reaped = reap(self.client) if reap_first else 0
         self.log_budget = LogBudget(LOG_LIMIT)   # read here: a test may lower LOG_LIMIT
         self._volumes: list[str] | None = None   # the image's declared volumes, once looked up
+        self._cgroup_parent: str | None = None
+        if CGROUP_PARENT and self.client.info().get("CgroupDriver") == "cgroupfs":   # systemd's takes slices only
+            self._cgroup_parent = CGROUP_PARENT
         start_watchdog()
 
     def volumes(self) -> list[str]:
@@ -327,8 +330,12 @@ class DockerRuntime:
         spec.log.parent.mkdir(parents=True, exist_ok=True)
         folder = tempfile.mkdtemp(prefix=os.path.basename(folder_prefix(self.owner)))
         try:
-            mounts = [DockerMount(m.target, m.source, type="bind", read_only=True)
-                      for m in private_copy(sb.mounts, folder)]
+            copies = private_copy(sb.mounts, folder)
+        except OSError as e:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise StartError(spec.name, command, f"cannot copy its files: {e}", e) from None
+        try:
+            mounts = [DockerMount(m.target, m.source, type="bind", read_only=True) for m in copies]
             if sb.socket:
                 mounts.append(DockerMount(SOCKET_IN_CONTAINER, sb.socket, type="bind", read_only=False))
             bounded = f"rw,noexec,nosuid,nodev,mode=1777,size={lim.tmpfs_mb}m"
@@ -338,14 +345,14 @@ class DockerRuntime:
                 network_mode="none", read_only=True, tmpfs={v: bounded for v in [*self.volumes(), "/tmp"]},
                 cap_drop=["ALL"], security_opt=["no-new-privileges", seccomp.security_opt()],
                 mem_limit=f"{lim.memory_mb}m", memswap_limit=f"{lim.memory_mb}m", nano_cpus=int(lim.cpus * 1e9),
-                cpu_shares=max(2, int(1024 * lim.cpus)), cgroup_parent=CGROUP_PARENT, cgroupns="private",
+                cpu_shares=max(2, int(1024 * lim.cpus)), cgroup_parent=self._cgroup_parent, cgroupns="private",
                 pids_limit=lim.pids, ipc_mode="private", shm_size=f"{lim.tmpfs_mb}m", mounts=mounts, detach=True,
                 stdin_open=False, log_config={"type": "json-file", "config": {"max-size": "10m"}})
         except docker.errors.ImageNotFound as e:
             shutil.rmtree(folder, ignore_errors=True)
             raise StartError(spec.name, command, f"no image {sb.image!r} (build the base images with `make images`)",
                              e) from None
-        except (docker.errors.DockerException, OSError) as e:
+        except docker.errors.DockerException as e:
             shutil.rmtree(folder, ignore_errors=True)
             raise StartError(spec.name, command, f"docker: {e}", e) from None
         try:
