@@ -149,13 +149,14 @@ _watchdog_lock = threading.Lock()
 def start_watchdog() -> None:
     """Start this process's watchdog once (:mod:`supervisor.watchdog`): when this process dies, however it dies,
     the watchdog removes its containers and folders. In a session of its own: a signal to this process's group
-    leaves it up to clean after it."""
+    leaves it up to clean after it. Its output goes nowhere: it would hold open a pipe its owner's reader waits on
+    (should it fail, the next runtime's start reaps what it left)."""
     with _watchdog_lock:
         if os.getpid() in _watchdogs and _watchdogs[os.getpid()].poll() is None:
             return
         _watchdogs[os.getpid()] = subprocess.Popen(
             [sys.executable, "-m", "supervisor.watchdog", owner_id()], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             env=os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))})
 
 
