@@ -35,8 +35,9 @@ def main(argv: list[str]) -> int:
         print("usage: python -m supervisor.watchdog PID:STARTTIME", file=sys.stderr)
         return 2
     owner = argv[0]
+    docker_client = client()   # connected (and the docker package imported) before it is needed: the removal is prompt
     wait_for_end(owner)
-    reap(client(), owner=owner)
+    reap(docker_client, owner=owner)
     return 0
 
 
