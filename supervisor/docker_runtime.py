@@ -184,19 +184,25 @@ def reap(docker_client, everything: bool = False, owner: str | None = None) -> i
             return 1
         except docker.errors.NotFound:
             return 0
+        except docker.errors.APIError as e:   # 409: another reaper (a watchdog, another run) is removing it
+            if e.status_code == 409:
+                return 0
+            raise
 
     # sparse: the list endpoint's data only. A full list inspects each container after listing them, and fails
     # with NotFound when another owner removes one in between (two runs reaping at once).
     label = f"{OWNER_LABEL}={owner}" if owner else LABEL
     doomed = [c for c in docker_client.containers.list(all=True, filters={"label": label}, sparse=True)
               if everything or owner or not owner_alive((c.attrs.get("Labels") or {}).get(OWNER_LABEL, ""))]
-    for its in {(c.attrs.get("Labels") or {}).get(OWNER_LABEL, "") for c in doomed} | ({owner} if owner else set()):
-        for folder in glob.glob(glob.escape(folder_prefix(its)) + "*"):   # a running container keeps its mounts
-            shutil.rmtree(folder, ignore_errors=True)
-    if not doomed:
-        return 0
-    with ThreadPoolExecutor(min(8, len(doomed))) as pool:   # each removal waits for its container's end
-        return sum(pool.map(remove, doomed))
+    n = 0
+    if doomed:   # the containers first (they run), then their folders; each in parallel (each waits on the disk)
+        with ThreadPoolExecutor(min(8, len(doomed))) as pool:
+            n = sum(pool.map(remove, doomed))
+    owners = {(c.attrs.get("Labels") or {}).get(OWNER_LABEL, "") for c in doomed} | ({owner} if owner else set())
+    if folders := [f for its in owners for f in glob.glob(glob.escape(folder_prefix(its)) + "*")]:
+        with ThreadPoolExecutor(min(8, len(folders))) as pool:
+            list(pool.map(lambda f: shutil.rmtree(f, ignore_errors=True), folders))
+    return n
 
 
 def exit_reason(state: dict, limits: Limits) -> str:
