@@ -17,7 +17,19 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from supervisor.docker_runtime import DEFAULT_IMAGE, NODE_IMAGE, DockerRuntime, Limits, Mount, Sandbox, client, reap
+from supervisor.docker_runtime import (
+    DEFAULT_IMAGE,
+    NODE_IMAGE,
+    DockerRuntime,
+    Limits,
+    Mount,
+    Sandbox,
+    client,
+    folder_prefix,
+    owner_id,
+    reap,
+    start_watchdog,
+)
 
 from .errors import ArenaError
 from .registry import NODE_DIR, ROOT, BotFilesError, default_files
@@ -25,6 +37,9 @@ from .store import Bot
 
 SANDBOX_PYTHON = "python3"   # {python} in a container
 WORKDIR = "/bot"
+# How a --dockerfile build runs: no network (a RUN step reaches nothing, the host's services included), and limits.
+BUILD_LIMITS = {"memory": 1 << 30, "memswap": 1 << 30, "cpushares": 512}
+BUILD_TIMEOUT_S = 600
 
 
 def limits_of(bot: Bot) -> Limits:
@@ -60,7 +75,8 @@ def resolve_image(name: str, image: str | None = None, dockerfile: str | None = 
             if not (context / file).is_file():
                 raise ArenaError(f"--dockerfile {dockerfile}: no such file (give a Dockerfile or its directory)")
             img, _ = dc.images.build(path=str(context), dockerfile=file, tag=f"pepper-bot-{name.lower()}:latest",
-                                     rm=True, forcerm=True)
+                                     rm=True, forcerm=True, network_mode="none", container_limits=BUILD_LIMITS,
+                                     timeout=BUILD_TIMEOUT_S)
         else:
             img = dc.images.get(image)
     except docker.errors.ImageNotFound:
@@ -71,7 +87,14 @@ def resolve_image(name: str, image: str | None = None, dockerfile: str | None = 
         raise ArenaError(f"--dockerfile {dockerfile}: the build failed: {e.msg}\n" + "\n".join(lines[-10:])) from None
     except docker.errors.DockerException as e:
         raise ArenaError(f"docker: {e}") from None
+    except OSError as e:   # the build's time ran out (the daemon stops a build whose client is gone)
+        raise ArenaError(f"--dockerfile {dockerfile}: the build did not finish in {BUILD_TIMEOUT_S} s: {e}") from None
     cfg = img.attrs.get("Config") or {}
+    if volumes := sorted(cfg.get("Volumes") or {}):
+        # Docker would give each container start a fresh anonymous volume on the host's disk, unbounded.
+        raise ArenaError(f"{'--dockerfile ' + dockerfile if dockerfile else '--image ' + str(image)}: the image "
+                         f"declares VOLUME {' '.join(volumes)}: a sandboxed bot gets no volume (its writable space "
+                         "is /tmp); remove the VOLUME line from its Dockerfile (or from the image it starts FROM)")
     return img.id, shlex.join([*(cfg.get("Entrypoint") or []), *(cfg.get("Cmd") or [])])
 
 
@@ -87,7 +110,8 @@ class BotSandbox:
         except StartError as e:
             raise ArenaError(f"--sandbox docker: {e.reason}") from None
         self.reaped = reap(self.client)
-        self._dir = tempfile.mkdtemp(prefix="pepper-sandbox-")
+        start_watchdog()   # removes this run's containers and folders if it dies
+        self._dir = tempfile.mkdtemp(prefix=os.path.basename(folder_prefix(owner_id())))
         self.socket = os.path.join(self._dir, "referee.sock")
 
     def image(self, bot: Bot) -> str:
@@ -97,7 +121,9 @@ class BotSandbox:
         return NODE_IMAGE if argv and os.path.basename(argv[0]) == "node" else DEFAULT_IMAGE
 
     def mounts(self, bot: Bot) -> tuple[Mount, ...]:
-        """The host paths a bot without an image of its own sees (read-only): its files, under /bot."""
+        """The host paths a bot without an image of its own sees (read-only, each container a copy of its own): its
+        files, under /bot. A file that is (or lies through) a link to outside the bot's folder is refused: the
+        sandbox shows a bot nothing of the host but its folder."""
         if bot.image or not bot.cwd:
             return ()
         try:
@@ -105,13 +131,17 @@ class BotSandbox:
         except BotFilesError as e:
             raise ArenaError(f"bot {bot.name!r}: {e}") from None
         out = []
+        home = Path(bot.cwd).resolve()
         for name in files:
             src = Path(bot.cwd, name).resolve()
             if not src.exists():
                 continue   # its command will say what is missing
-            rel = src.relative_to(Path(bot.cwd).resolve()) if src.is_relative_to(Path(bot.cwd).resolve()) else None
-            target = WORKDIR if rel is None or str(rel) == "." else f"{WORKDIR}/{rel.as_posix()}"
-            out.append(Mount(str(src), target if rel is not None else f"{WORKDIR}/{src.name}"))
+            if not src.is_relative_to(home):
+                raise ArenaError(f"bot {bot.name!r}: its file {name} is {src}, outside its folder {home} (a link?): "
+                                 "the sandbox shows a bot its own folder only; copy the file into the folder and "
+                                 f"`pepper bot update {bot.name} --files ...`")
+            rel = src.relative_to(home)
+            out.append(Mount(str(src), WORKDIR if str(rel) == "." else f"{WORKDIR}/{rel.as_posix()}"))
         # What the sample bots load from the repository besides their files: the rules engine (Python), the
         # protocol's .proto files (Node.js, from <repo>/proto: /bot/lib/../../../proto is /proto).
         if bot.sample and Path(bot.cwd).resolve() == ROOT:

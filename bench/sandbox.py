@@ -1,7 +1,7 @@
 """Sandbox benchmark: the arena's throughput with every bot in a Docker container against the same run with local
 processes, and what starting a container costs.
 
-    python bench/sandbox.py [--games 200] [--runs 3] [--starts 10] [--bots heuristic,random] [--json]
+    python bench/sandbox.py [--games 200] [--runs 3] [--starts 10] [--bots heuristic,random] [--load N] [--json]
                             [--results PATH | --no-write]
 
 1. Throughput: ``--runs`` pairs of runs, each pair interleaved (unsandboxed, then ``--sandbox docker``), each on a
@@ -14,6 +14,9 @@ processes, and what starting a container costs.
    sandbox's limits: the median time from the create call to the container running (``start``), and to its exit
    with its end recorded and the container removed (``whole``); beside it the same command as a local process.
 
+``--load N`` keeps N busy host processes (``while True: pass``) running throughout: the sandboxed bots' share of a
+loaded host.
+
 The figures also go to docs/results/sandbox.md (bench/results.py). It needs a Docker Engine and the images.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -98,9 +102,20 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--starts", type=int, default=10)
     ap.add_argument("--bots", default="heuristic,random")
+    ap.add_argument("--load", type=int, default=0, help="busy host processes running throughout")
     ap.add_argument("--json", action="store_true")
     results.add_arguments(ap)
     a = ap.parse_args()
+    load = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(a.load)]
+    try:
+        measure(a)
+    finally:
+        for p in load:
+            p.kill()
+            p.wait()
+
+
+def measure(a: argparse.Namespace) -> None:
     bots = a.bots.split(",")
     written = results.Results("sandbox", "Sandbox benchmark", f"The arena's throughput with every bot in a Docker "
                               f"container (`--sandbox docker`) against the same run with local processes (the baseline, "

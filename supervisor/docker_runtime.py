@@ -3,31 +3,48 @@
 A container gets no network (``--network none``): the one way out is the Unix socket of the referee,
 bind-mounted at :data:`SOCKET_IN_CONTAINER`. Its root filesystem is read-only but for a small tmpfs at /tmp;
 it runs as a non-root user with every capability dropped and no-new-privileges, under memory, CPU and
-process-count limits (:class:`Limits`). It sees only what its :class:`Sandbox` mounts (read-only): its own files.
+process-count limits (:class:`Limits`), under the project's seccomp profile (:mod:`supervisor.seccomp`), in a
+cgroup of its own beside the host's processes (not under Docker's one ``/docker`` group, which weighs as much as
+a single host process). It sees only what its :class:`Sandbox` mounts (read-only): its own files, copied for
+each container into a folder of its own (two containers of one bot share no inode: no lock, no inotify between
+them), and the referee's socket.
 
-Every container is labelled with :data:`LABEL` and its owner (this process, by pid and start time): a runtime
-removes the containers of owners that are gone when it starts, so a ``kill -9`` of the arena leaves nothing
-behind past its next start. A container's output is followed into the spec's log by a thread, which also writes
-why it ended (its exit code, an OOM kill) there, its one record, and removes it.
+Every container is labelled with :data:`LABEL` and its owner (this process, by pid and start time). A watchdog
+process (:mod:`supervisor.watchdog`, one per owner) removes the owner's containers and folders as soon as the
+owner dies, ``kill -9`` included; a runtime also removes those of owners that are gone when it starts. A
+container's output is followed into the spec's log by a thread, within the runtime's :class:`LogBudget` (one bot's
+output over a run), which also writes why it ended (its exit code, an OOM kill) there, its one record, and
+removes it.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import shlex
+import shutil
 import signal
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import seccomp
 from .runtime import ProcessSpec, StartError, tail
 
 LABEL = "pepper.sandbox"                 # on every container this module starts
 OWNER_LABEL = "pepper.sandbox.owner"     # "PID:STARTTIME" of the process that started it
 SOCKET_IN_CONTAINER = "/run/pepper/referee.sock"
 USER = "65534:65534"                     # nobody:nogroup - no account of the host's, no file of the image's
-LOG_LIMIT = 64 << 20                     # bytes of a container's output kept in its log: a bot cannot fill the disk
+LOG_LIMIT = 64 << 20                     # bytes of output kept per runtime (one bot, one run): a bot cannot fill the disk
+FOLDER_PREFIX = "pepper-sandbox-"        # the host folders of the sandbox (in the temporary folder), then the owner
+# Each container a cgroup of its own at the top of the hierarchy (with the cgroupfs driver), weighted like a host
+# process per core of its limit: under Docker's one /docker group all containers together weigh one host process.
+CGROUP_PARENT = "/"
 DEFAULT_IMAGE = "pepper-python:latest"   # `make images`: Debian's Python, the SDK
 NODE_IMAGE = "pepper-node:latest"        # `make images`: the above and Node.js
 
@@ -39,7 +56,7 @@ class Limits:
     memory_mb: int = 512        # RAM; no swap beyond it: over it the kernel OOM-kills the container
     cpus: float = 1.0           # cores' worth of CPU time (CFS quota)
     pids: int = 64              # processes and threads: a fork bomb stops here
-    tmpfs_mb: int = 16          # the writable /tmp (counted in its memory)
+    tmpfs_mb: int = 16          # the writable /tmp, /dev/shm and any volume its image declares (each; in its memory)
 
     def __post_init__(self):
         if self.memory_mb < 16 or self.cpus <= 0 or self.pids < 8 or self.tmpfs_mb < 1:
@@ -86,6 +103,63 @@ def owner_alive(owner: str) -> bool:
     return pid.isdigit() and _start_time(int(pid)) == started
 
 
+def folder_prefix(owner: str) -> str:
+    """The start of the name of every host folder an owner's containers use (the watchdog removes them)."""
+    return os.path.join(tempfile.gettempdir(), FOLDER_PREFIX + owner.replace(":", "-") + "-")
+
+
+def private_copy(mounts: tuple[Mount, ...], folder: str) -> list[Mount]:
+    """``mounts`` with each source copied under ``folder`` (links inside a copied folder stay links: they resolve in
+    the container, never to a host file). Named by index, so that /proc/self/mountinfo names no host folder."""
+    out = []
+    for i, m in enumerate(mounts):
+        dest = os.path.join(folder, str(i))
+        if os.path.isdir(m.source):
+            shutil.copytree(m.source, dest, symlinks=True)
+        else:
+            shutil.copy2(m.source, dest)
+        out.append(Mount(dest, m.target))
+    return out
+
+
+class LogBudget:
+    """Bytes of output that may still be written to one bot's log in a run, shared by all its containers."""
+
+    def __init__(self, limit: int):
+        self.limit, self.used = limit, 0
+        self._lock = threading.Lock()
+
+    def take(self, n: int) -> int:
+        """Up to ``n`` bytes of what is left (0 once it is spent)."""
+        with self._lock:
+            granted = max(0, min(n, self.limit - self.used))
+            self.used += granted
+            return granted
+
+    @property
+    def spent(self) -> bool:
+        return self.used >= self.limit
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # where `supervisor` imports from
+_watchdogs: dict[int, subprocess.Popen] = {}
+_watchdog_lock = threading.Lock()
+
+
+def start_watchdog() -> None:
+    """Start this process's watchdog once (:mod:`supervisor.watchdog`): when this process dies, however it dies,
+    the watchdog removes its containers and folders. In a session of its own: a signal to this process's group
+    leaves it up to clean after it. Its output goes nowhere: it would hold open a pipe its owner's reader waits on
+    (should it fail, the next runtime's start reaps what it left)."""
+    with _watchdog_lock:
+        if os.getpid() in _watchdogs and _watchdogs[os.getpid()].poll() is None:
+            return
+        _watchdogs[os.getpid()] = subprocess.Popen(
+            [sys.executable, "-m", "supervisor.watchdog", owner_id()], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            env=os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))})
+
+
 def client():
     """A client of the local Docker Engine (DOCKER_HOST or /var/run/docker.sock); StartError when there is none."""
     import docker
@@ -99,20 +173,35 @@ def client():
     return c
 
 
-def reap(docker_client, everything: bool = False) -> int:
-    """Remove the labelled containers whose owner is gone (all of them with ``everything``); how many."""
+def reap(docker_client, everything: bool = False, owner: str | None = None) -> int:
+    """Remove the labelled containers whose owner is gone (all of them with ``everything``; only ``owner``'s, gone or
+    not, with ``owner``), their anonymous volumes, and the folders of the owners that are gone; how many containers."""
     import docker.errors
 
-    n = 0
+    def remove(c) -> int:
+        try:
+            c.remove(force=True, v=True)
+            return 1
+        except docker.errors.NotFound:
+            return 0
+        except docker.errors.APIError as e:   # 409: another reaper (a watchdog, another run) is removing it
+            if e.status_code == 409:
+                return 0
+            raise
+
     # sparse: the list endpoint's data only. A full list inspects each container after listing them, and fails
     # with NotFound when another owner removes one in between (two runs reaping at once).
-    for c in docker_client.containers.list(all=True, filters={"label": LABEL}, sparse=True):
-        if everything or not owner_alive((c.attrs.get("Labels") or {}).get(OWNER_LABEL, "")):
-            try:
-                c.remove(force=True)
-                n += 1
-            except docker.errors.NotFound:
-                pass
+    label = f"{OWNER_LABEL}={owner}" if owner else LABEL
+    doomed = [c for c in docker_client.containers.list(all=True, filters={"label": label}, sparse=True)
+              if everything or owner or not owner_alive((c.attrs.get("Labels") or {}).get(OWNER_LABEL, ""))]
+    n = 0
+    if doomed:   # the containers first (they run), then their folders; each in parallel (each waits on the disk)
+        with ThreadPoolExecutor(min(8, len(doomed))) as pool:
+            n = sum(pool.map(remove, doomed))
+    owners = {(c.attrs.get("Labels") or {}).get(OWNER_LABEL, "") for c in doomed} | ({owner} if owner else set())
+    if folders := [f for its in owners for f in glob.glob(glob.escape(folder_prefix(its)) + "*")]:
+        with ThreadPoolExecutor(min(8, len(folders))) as pool:
+            list(pool.map(lambda f: shutil.rmtree(f, ignore_errors=True), folders))
     return n
 
 
@@ -134,8 +223,8 @@ def exit_reason(state: dict, limits: Limits) -> str:
 class DockerHandle:
     """A started container. ``poll`` never calls the daemon: the log thread sets the exit code when it ends."""
 
-    def __init__(self, spec: ProcessSpec, container, limits: Limits):
-        self.spec, self.container, self.limits = spec, container, limits
+    def __init__(self, spec: ProcessSpec, container, limits: Limits, budget: LogBudget, folder: str | None = None):
+        self.spec, self.container, self.limits, self.budget, self.folder = spec, container, limits, budget, folder
         self.pid = int(container.attrs.get("State", {}).get("Pid") or 0)
         self._code: int | None = None
         self._done = threading.Event()
@@ -147,14 +236,18 @@ class DockerHandle:
 
         with open(self.spec.log, "ab") as log:
             try:
-                kept = 0
+                flooded = False
                 for chunk in self.container.logs(stream=True, follow=True, stdout=True, stderr=True):
-                    if kept < LOG_LIMIT:   # past it, read and dropped (the container is not held up)
-                        log.write(chunk[:LOG_LIMIT - kept])
-                        kept += len(chunk)
-                        if kept >= LOG_LIMIT:
-                            log.write(f"\npepper sandbox: more output than {LOG_LIMIT:,} bytes; the rest is dropped\n".encode())
-                        log.flush()
+                    if flooded:
+                        continue   # read and dropped until it is gone
+                    kept = self.budget.take(len(chunk))
+                    log.write(chunk[:kept])
+                    if kept < len(chunk):   # its bot's output is over budget: a fault, and no restart
+                        flooded = True
+                        log.write(f"\npepper sandbox: the bot's output in this run is over its budget of "
+                                  f"{self.budget.limit:,} bytes: the rest is dropped and the container stopped\n".encode())
+                        self._kill("SIGKILL")
+                    log.flush()
                 result = self.container.wait(timeout=30)
                 self.container.reload()
                 state = self.container.attrs.get("State", {})
@@ -165,9 +258,11 @@ class DockerHandle:
                 code, reason = -1, f"lost: {e}"
             log.write(f"pepper sandbox: container {self.container.short_id} {reason}\n".encode())
         try:
-            self.container.remove(force=True)
+            self.container.remove(force=True, v=True)
         except docker.errors.DockerException:
             pass
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
         self._code = code
         self._done.set()
 
@@ -212,38 +307,73 @@ class DockerRuntime:
         self.client = docker_client or client()
         self.owner = owner_id()
         self.reaped = reap(self.client) if reap_first else 0
+        self.log_budget = LogBudget(LOG_LIMIT)   # read here: a test may lower LOG_LIMIT
+        self._volumes: list[str] | None = None   # the image's declared volumes, once looked up
+        self._cgroup_parent: str | None = None
+        if CGROUP_PARENT and self.client.info().get("CgroupDriver") == "cgroupfs":   # systemd's takes slices only
+            self._cgroup_parent = CGROUP_PARENT
+        start_watchdog()
+
+    def volumes(self) -> list[str]:
+        """The volumes the sandbox's image declares (``VOLUME``): each gets a bounded tmpfs, never host disk."""
+        if self._volumes is None:
+            cfg = self.client.images.get(self.sandbox.image).attrs.get("Config") or {}
+            self._volumes = sorted(cfg.get("Volumes") or {})
+        return self._volumes
 
     def start(self, spec: ProcessSpec) -> DockerHandle:
         import docker.errors
         from docker.types import Mount as DockerMount
 
+        command = shlex.join(spec.argv)
         if spec.stdout_pipe or spec.stdin:
-            raise StartError(spec.name, shlex.join(spec.argv), "a container takes neither stdin nor a stdout pipe")
+            raise StartError(spec.name, command, "a container takes neither stdin nor a stdout pipe")
+        if self.log_budget.spent:
+            raise StartError(spec.name, command, f"its output in this run went over its log budget of "
+                                                 f"{self.log_budget.limit:,} bytes: not restarted")
         sb, lim = self.sandbox, self.sandbox.limits
-        mounts = [DockerMount(m.target, m.source, type="bind", read_only=True) for m in sb.mounts]
-        if sb.socket:
-            mounts.append(DockerMount(SOCKET_IN_CONTAINER, sb.socket, type="bind", read_only=False))
         env = {k: v for k, v in spec.env.items() if k not in ("PATH", "HOME", "TMPDIR")}
         # A container's environment is seen by its own processes alone: secrets go there (see ProcessSpec.secrets).
         env |= {"HOME": "/tmp", "TMPDIR": "/tmp"} | {k: v.decode() for k, v in spec.secrets.items()}
         spec.log.parent.mkdir(parents=True, exist_ok=True)
+        folder = tempfile.mkdtemp(prefix=os.path.basename(folder_prefix(self.owner)))
         try:
+            copies = private_copy(sb.mounts, folder)
+        except OSError as e:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise StartError(spec.name, command, f"cannot copy its files: {e}", e) from None
+        try:
+            mounts = [DockerMount(m.target, m.source, type="bind", read_only=True) for m in copies]
+            if sb.socket:
+                mounts.append(DockerMount(SOCKET_IN_CONTAINER, sb.socket, type="bind", read_only=False))
+            bounded = f"rw,noexec,nosuid,nodev,mode=1777,size={lim.tmpfs_mb}m"
             c = self.client.containers.create(
                 sb.image, list(spec.argv), environment=env, working_dir=sb.workdir, user=USER,
                 labels={LABEL: "1", OWNER_LABEL: self.owner, **sb.labels},
-                network_mode="none", read_only=True, tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,mode=1777,size={lim.tmpfs_mb}m"},
-                cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                network_mode="none", read_only=True, tmpfs={v: bounded for v in [*self.volumes(), "/tmp"]},
+                cap_drop=["ALL"], security_opt=["no-new-privileges", seccomp.security_opt()],
                 mem_limit=f"{lim.memory_mb}m", memswap_limit=f"{lim.memory_mb}m", nano_cpus=int(lim.cpus * 1e9),
-                pids_limit=lim.pids, ipc_mode="private", mounts=mounts, detach=True, stdin_open=False,
-                log_config={"type": "json-file", "config": {"max-size": "10m"}})
+                cpu_shares=max(2, int(1024 * lim.cpus)), cgroup_parent=self._cgroup_parent, cgroupns="private",
+                pids_limit=lim.pids, ipc_mode="private", shm_size=f"{lim.tmpfs_mb}m", mounts=mounts, detach=True,
+                stdin_open=False, log_config={"type": "json-file", "config": {"max-size": "10m"}})
+        except docker.errors.ImageNotFound as e:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise StartError(spec.name, command, f"no image {sb.image!r} (build the base images with `make images`)",
+                             e) from None
+        except docker.errors.DockerException as e:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise StartError(spec.name, command, f"docker: {e}", e) from None
+        try:
             c.start()
             c.reload()
-        except docker.errors.ImageNotFound as e:
-            raise StartError(spec.name, shlex.join(spec.argv),
-                             f"no image {sb.image!r} (build the base images with `make images`)", e) from None
         except docker.errors.DockerException as e:
-            raise StartError(spec.name, shlex.join(spec.argv), f"docker: {e}", e) from None
-        return DockerHandle(spec, c, lim)
+            try:
+                c.remove(force=True, v=True)
+            except docker.errors.DockerException:
+                pass
+            shutil.rmtree(folder, ignore_errors=True)
+            raise StartError(spec.name, command, f"docker: {e}", e) from None
+        return DockerHandle(spec, c, lim, self.log_budget, folder)
 
 
 def wait_socket(path: str | Path, timeout: float = 10.0) -> None:

@@ -81,25 +81,35 @@ import sys, time
 from pathlib import Path
 from supervisor import ProcessSpec
 from supervisor.docker_runtime import DockerRuntime, Sandbox
-h = DockerRuntime(Sandbox(), reap_first=False).start(ProcessSpec("sleeper", ("python3", "-c", "import time; time.sleep(300)"), Path(sys.argv[1])))
-print(h.container.id, flush=True)
+h = DockerRuntime(Sandbox(), reap_first=False).start(ProcessSpec("spinner", ("python3", "-c", "while True: pass"), Path(sys.argv[1])))
+print(h.container.id, h.folder, flush=True)
 time.sleep(300)
 """
 
 
-def test_the_containers_of_a_killed_owner_are_reaped_at_the_next_start(docker_client, tmp_path):
+def test_the_containers_and_folders_of_a_killed_owner_go_with_it(docker_client, tmp_path):
     p = subprocess.Popen([sys.executable, "-c", STARTER, str(tmp_path / "s.log")], stdout=subprocess.PIPE, text=True)
-    cid = p.stdout.readline().strip()
-    assert docker_client.containers.get(cid).status == "running"
-    os.kill(p.pid, signal.SIGKILL)   # no cleanup of its own
+    cid, folder = p.stdout.readline().split()
+    assert docker_client.containers.get(cid).status == "running" and Path(folder).is_dir()
+    os.kill(p.pid, signal.SIGKILL)   # no cleanup of its own: its watchdog removes what it started
     p.wait()
-    assert docker_client.containers.get(cid).status == "running"   # left behind
+    deadline = time.monotonic() + 10
+    while docker_client.containers.list(all=True, filters={"id": cid}, sparse=True) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not docker_client.containers.list(all=True, filters={"id": cid}, sparse=True)
+    assert not Path(folder).exists()
+
+
+def test_the_containers_of_a_gone_owner_are_reaped_at_the_next_start(docker_client):
+    """Should a watchdog die too: the next runtime's start removes what it left."""
+    gone = docker_client.containers.run("pepper-python:latest", ["python3", "-c", "import time; time.sleep(300)"],
+                                        detach=True, labels={LABEL: "1", "pepper.sandbox.owner": "999999999:0"})
     mine = docker_client.containers.run("pepper-python:latest", ["python3", "-c", "import time; time.sleep(300)"], detach=True,
                                         labels={LABEL: "1", "pepper.sandbox.owner": owner_id()})
     try:
         rt = DockerRuntime(Sandbox(), docker_client)
         assert rt.reaped >= 1
-        assert not docker_client.containers.list(all=True, filters={"id": cid}, sparse=True)
+        assert not docker_client.containers.list(all=True, filters={"id": gone.id}, sparse=True)
         assert docker_client.containers.get(mine.id).status == "running"   # a live owner's: kept
     finally:
         mine.remove(force=True)
@@ -109,6 +119,6 @@ def test_a_container_cannot_fill_the_disk_through_its_log(docker_client, tmp_pat
     from supervisor import docker_runtime
 
     monkeypatch.setattr(docker_runtime, "LOG_LIMIT", 10_000)
-    code, log = run(docker_client, tmp_path, ["python3", "-c", "print('x' * 1_000_000)"])
-    assert code == 0
-    assert len(log) < 11_000 and "more output than" in log and "exited with code 0" in log, len(log)
+    code, log = run(docker_client, tmp_path, ["python3", "-c", "while True: print('x' * 100_000)"])
+    assert code == 137   # stopped at its budget, not left flooding
+    assert len(log) < 11_000 and "over its budget" in log and "killed by SIGKILL" in log, log[-300:]

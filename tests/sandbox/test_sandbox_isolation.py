@@ -1,0 +1,163 @@
+"""Hostile containers against each other and the host, with a real Docker Engine: partners sharing an inode, an
+image's VOLUME, a --dockerfile build reaching the host, a bot flooding its log, the kernel calls the seccomp
+profile denies, and what /proc tells a container about the host."""
+
+from __future__ import annotations
+
+import errno
+import http.server
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.sandbox import BotSandbox, resolve_image
+from arena.store import BotKind, Store
+from supervisor import ProcessSpec, StartError, Supervisor
+from supervisor.docker_runtime import DockerRuntime, Mount, Sandbox
+
+HERE = Path(__file__).resolve().parent
+pytestmark = [pytest.mark.usefixtures("images"), pytest.mark.xdist_group("sandbox")]
+
+# One partner holds a read lock on its bot file; the other asks the kernel whether a write lock would conflict.
+HOLD = ("import fcntl, time; f = open('/bot/bot.py'); fcntl.lockf(f, fcntl.LOCK_SH); print('locked', flush=True); "
+        "time.sleep(30)")
+ASK = ("import fcntl, struct; f = open('/bot/bot.py'); "
+       "r = fcntl.fcntl(f, fcntl.F_GETLK, struct.pack('hhqqi', fcntl.F_WRLCK, 0, 0, 0, 0)); "
+       "print('lock seen' if struct.unpack('hhqqi', r)[0] != fcntl.F_UNLCK else 'no lock', flush=True)")
+
+
+def wait_for(path: Path, text: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        seen = path.read_text() if path.exists() else ""
+        if text in seen:
+            return seen
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} not in {path} after {timeout} s: {seen!r}")
+
+
+def test_partners_share_no_inode_a_lock_carries_nothing(docker_client, tmp_path):
+    (tmp_path / "bot.py").write_text("# the bot\n")
+    rt = DockerRuntime(Sandbox(mounts=(Mount(str(tmp_path / "bot.py"), "/bot/bot.py"),)), docker_client)
+    holder = rt.start(ProcessSpec("holder", ("python3", "-c", HOLD), tmp_path / "holder.log"))
+    try:
+        wait_for(tmp_path / "holder.log", "locked")
+        asker = rt.start(ProcessSpec("asker", ("python3", "-c", ASK), tmp_path / "asker.log"))
+        assert asker.wait(60) == 0, (tmp_path / "asker.log").read_text()
+        assert "no lock" in (tmp_path / "asker.log").read_text()
+    finally:
+        holder.kill()
+        holder.wait(30)
+    assert not holder.folder or not Path(holder.folder).exists()   # its copy went with it
+
+
+def test_an_image_with_a_volume_is_refused_and_a_volume_gets_no_host_disk(docker_client, tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM pepper-python:latest\nVOLUME /data\n")
+    with pytest.raises(ArenaError, match="declares VOLUME /data"):
+        resolve_image("volumed", dockerfile=str(tmp_path), docker_client=docker_client)
+    # An image registered before the check: its volume is a bounded tmpfs, and nothing is left on the host.
+    volumes = {v.name for v in docker_client.volumes.list()}
+    try:
+        rt = DockerRuntime(Sandbox(image="pepper-bot-volumed:latest", workdir=None), docker_client)
+        fill = "open('/data/fill', 'wb').write(b'x' * (64 << 20))"
+        for i in range(2):
+            h = rt.start(ProcessSpec("filler", ("python3", "-c", fill), tmp_path / f"fill{i}.log"))
+            assert h.wait(60) == 1
+            assert "No space left on device" in (tmp_path / f"fill{i}.log").read_text()
+        assert {v.name for v in docker_client.volumes.list()} <= volumes
+    finally:
+        docker_client.images.remove("pepper-bot-volumed:latest", force=True)
+
+
+class Hits(http.server.BaseHTTPRequestHandler):
+    seen: list[str] = []
+
+    def do_GET(self):   # noqa: N802 - the standard library's name
+        Hits.seen.append(self.path)
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"reached")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_dockerfile_build_reaches_no_server_on_the_host(docker_client, tmp_path):
+    servers = []
+    for host in ("127.0.0.1", "172.17.0.1"):   # the host's loopback, and the Docker bridge's address on this machine
+        s = http.server.ThreadingHTTPServer((host, 0), Hits)
+        threading.Thread(target=s.serve_forever, daemon=True).start()
+        servers.append(s)
+    urls = [f"http://{s.server_address[0]}:{s.server_address[1]}/build" for s in servers]
+    fetch = (f"import urllib.request\nfor u in {urls!r}:\n    try:\n        print(u, urllib.request.urlopen(u, timeout=3).read())\n"
+             "    except OSError as e:\n        print(u, 'blocked:', e)\n")
+    (tmp_path / "Dockerfile").write_text(f"FROM pepper-python:latest\nRUN {json.dumps(['python3', '-c', fetch])}\n"
+                                         'CMD ["python3", "-c", "pass"]\n')
+    try:
+        resolve_image("fetcher", dockerfile=str(tmp_path), docker_client=docker_client)
+    finally:
+        for s in servers:
+            s.shutdown()
+            s.server_close()
+        docker_client.images.remove("pepper-bot-fetcher:latest", force=True)
+    assert Hits.seen == []
+
+
+def test_a_bot_flooding_its_log_is_not_restarted_past_its_budget(docker_client, tmp_path, monkeypatch):
+    from supervisor import docker_runtime
+
+    monkeypatch.setattr(docker_runtime, "LOG_LIMIT", 200_000)
+    rt = DockerRuntime(Sandbox(), docker_client)
+    spec = ProcessSpec("flood", ("python3", "-c", "print('x' * 150_000)"), tmp_path / "flood.log")
+    sup = Supervisor(spec, 1, rt)
+    deadline = time.monotonic() + 60
+    with pytest.raises(StartError, match="log budget of 200,000 bytes"):
+        while time.monotonic() < deadline:
+            sup.check()
+            time.sleep(0.1)
+    log = (tmp_path / "flood.log").read_text()
+    assert sup.restarts == 1 and len(log) < 201_000 and "over its budget" in log, (sup.restarts, len(log))
+
+
+def test_the_kernel_calls_a_bot_has_no_use_for_are_denied(docker_client, tmp_path):
+    rt = DockerRuntime(Sandbox(mounts=(Mount(str(HERE / "kernel_probe.py"), "/bot/kernel_probe.py"),)), docker_client)
+    h = rt.start(ProcessSpec("kernel", ("python3", "kernel_probe.py"), tmp_path / "kernel.log"))
+    assert h.wait(60) == 0, (tmp_path / "kernel.log").read_text()
+    seen = json.loads((tmp_path / "kernel.log").read_text().splitlines()[0])
+    assert seen.pop("thread") == "started" and seen.pop("socket AF_UNIX") == 0
+    assert {k: v for k, v in seen.items() if v not in (errno.EPERM, errno.ENOSYS)} == {}
+
+
+PROC = "print(open('/proc/self/mountinfo').read()); print(open('/proc/self/cgroup').read()); print(open('/proc/net/unix').read())"
+
+
+def test_proc_names_no_host_folder_of_the_bot(docker_client, tmp_path):
+    (tmp_path / "bot.py").write_text("# the bot\n")
+    rt = DockerRuntime(Sandbox(mounts=(Mount(str(tmp_path / "bot.py"), "/bot/bot.py"),)), docker_client)
+    h = rt.start(ProcessSpec("proc", ("python3", "-c", PROC), tmp_path / "proc.log"))
+    assert h.wait(60) == 0
+    seen = (tmp_path / "proc.log").read_text()
+    assert str(tmp_path) not in seen.replace(str(tmp_path / "proc.log"), "")
+    cgroups = [line for line in seen.splitlines() if line.count(":") == 2 and line.split(":")[0].isdigit()]
+    assert cgroups and all(line.endswith(":/") for line in cgroups), cgroups
+
+
+def test_a_file_linked_from_outside_the_bots_folder_is_refused(docker_client, tmp_path):
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "secret").write_text("the host's\n")
+    (tmp_path / "bot" / "bot.py").write_text("# the bot\n")
+    (tmp_path / "bot" / "data.txt").symlink_to(tmp_path / "secret")
+    st = Store(str(tmp_path / "arena.db"))
+    st.add_bot("linker", BotKind.COMMAND, command="{python} bot.py", cwd=str(tmp_path / "bot"), files=["bot.py", "data.txt"])
+    bot = st.bot("linker")
+    st.close()
+    sb = BotSandbox(docker_client)
+    try:
+        with pytest.raises(ArenaError, match="outside its folder"):
+            sb.mounts(bot)
+    finally:
+        sb.close()
