@@ -56,7 +56,7 @@ class RefereeProcess:
                  unix_socket: str | None = None, shard: int = 0):
         self.token = control_token
         log = log_dir / ("referee.log" if shard == 0 else f"referee-{shard}.log")
-        argv = (sys.executable, "-m", "referee.service", "serve", "--address", address, "--control-token-file", "-")
+        argv = (sys.executable, "-m", "pepper_cli.referee", "serve", "--address", address, "--control-token-file", "-")
         if unix_socket:  # for sandboxed bots, whose containers have no network
             argv += ("--unix-socket", unix_socket)
         env = {k: v for k, v in os.environ.items() if k != "PEPPER_CONTROL_TOKEN"}

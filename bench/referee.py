@@ -3,7 +3,7 @@
     python bench/referee.py [--runs 3] [--games 400] [--deal-cap 10] [--batch 64] [--bot lean|test] [--profile FILE] [--encoder]
                             [--service] [--results PATH | --no-write]
 
-Each run starts a referee (``python -m referee.service serve``) on 127.0.0.1 and
+Each run starts a referee (``python -m pepper_cli.referee serve``) on 127.0.0.1 and
 4 separate bot processes (2 per bot name): bench/lean_bot.py, which parses
 every message and answers every request with a random legal action and does
 nothing else, so that the bots' share of the 2 cores is as small as a bot's
@@ -73,7 +73,7 @@ def referee_run(games: int, deal_cap: int, batch: int, tmp: Path, bot: str = "le
     import grpc
     from pepper_proto.v1 import control_pb2, control_pb2_grpc, game_pb2
 
-    server = [str(ROOT / "bench" / "referee_floor.py"), "--deal-cap", str(deal_cap)] if floor else ["-m", "referee.service"]
+    server = [str(ROOT / "bench" / "referee_floor.py"), "--deal-cap", str(deal_cap)] if floor else ["-m", "pepper_cli.referee"]
     if profile:   # the referee under cProfile (slower: its figures are for where the time goes, not for speed)
         server = ["-m", "cProfile", "-o", profile, *server]
     srv = subprocess.Popen([sys.executable, *server, "serve", "--address", "127.0.0.1:0",

@@ -2,7 +2,7 @@
 
     python bench/referee_floor.py [serve options]    (started by bench/referee.py; same options as `pepper referee serve`)
 
-This is the referee server of ``python -m referee.service serve`` (same
+This is the referee server of ``python -m pepper_cli.referee serve`` (same
 servicers, batching, enforcement and answer checks) in which every game is a
 replay of a script recorded before the server starts listening: a real iowa
 game, played by the real engine with random legal actions and encoded by the
@@ -29,7 +29,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)   # the package `refer
 from referee import wire  # noqa: E402
 from referee.rules import Game, ruleset_from_dict  # noqa: E402
 from referee.rules.game import PUBLIC  # noqa: E402
-from referee.service import cli, referee  # noqa: E402
+from referee.service import referee  # noqa: E402
 from referee.wire import codec  # noqa: E402
 
 SCRIPTS = 16           # distinct recorded games; game i replays script i % SCRIPTS
@@ -146,7 +146,8 @@ def main() -> None:
     _SCRIPTS.extend(Script(k, deal_cap, p.deadline_ms, p.time_bank_ms) for k in range(SCRIPTS))
     referee.Game = _game
     wire.GameEncoder = ReplayEncoder   # games.py builds each run's encoder through the wire package
-    cli.app()
+    from pepper_cli.referee import app
+    app()
 
 
 if __name__ == "__main__":

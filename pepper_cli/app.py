@@ -2,7 +2,7 @@
 
     pepper rules list|show                the rulesets                      (rules.py)
     pepper simulate|play|replay           the rules engine on its own       (play.py)
-    pepper referee serve|...              the referee service               (referee.service.cli)
+    pepper referee serve|...              the referee service               (referee.py)
     pepper bot register|list|token|remove|run|check                         (bot.py)
     pepper arena run|table|games|replay   tournaments and results           (arena.py)
     pepper web                            the results in a browser          (web.py)
@@ -16,9 +16,7 @@ from typing import Annotated
 
 import typer
 
-from referee.service.cli import app as referee_app
-
-from . import arena, bot, play, rules, web
+from . import arena, bot, play, referee, rules, web
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -59,7 +57,7 @@ def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, call
 app.add_typer(rules.app, name="rules")
 for command in (play.simulate, play.play, play.replay):
     app.command()(command)
-app.add_typer(referee_app, name="referee")
+app.add_typer(referee.app, name="referee")
 app.add_typer(bot.app, name="bot")
 app.add_typer(arena.app, name="arena")
 app.command()(web.web)

@@ -15,7 +15,7 @@ import typer
 
 from arena.config import RunConfig
 
-from .common import DbOption, echo_lines
+from .common import DbOption, echo_lines, resolve_control_token
 from .common import fail as _fail
 from .common import open_store as _store
 
@@ -91,44 +91,18 @@ def arena_run(
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
     from arena.tournament import Arena, ArenaError, UsageError, run
-    from referee.rules import RulesetError
-    from referee.service import secret
 
-    if lineup not in ("mirrored", "mixed"):
-        _fail(f"--lineup {lineup!r}: expected mirrored or mixed")
-    if control_token and control_token_file:
-        _fail("give the control token once: --control-token (PEPPER_CONTROL_TOKEN) or --control-token-file")
-    if control_token_file:
-        try:
-            control_token = secret.read_token(control_token_file)
-        except secret.SecretError as e:
-            _fail(str(e))
-    if control_token:  # out of /proc/PID/environ and cmdline, which the bots (same user) could read
-        secret.hide_from_proc(control_token, "PEPPER_CONTROL_TOKEN")
-    if referee and not control_token:
-        _fail("--referee needs --control-token-file PATH, --control-token or PEPPER_CONTROL_TOKEN")
-    if ray and shards and shards > 1:
-        _fail(f"--shards {shards}: --ray starts one referee per match on its node (Ray spreads the matches over the "
-              "cluster's cores): drop --shards")
-    ray_plan = ray and adaptive is None   # --ray plays a plan fixed up front (the default there)
-    if adaptive is None:
-        adaptive = not ray
-    if until_confident and not adaptive:
-        _fail("--until-confident stops between the rounds of an adaptive run: drop --planned" + (
-            " (--ray plays a fixed plan)" if ray else ""))
-    cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
-                    adaptive=adaptive, bots=[b.strip() for b in bots.split(",")] if bots else None,
-                    concurrency=concurrency, referee=referee, shards=shards, control_token=control_token,
-                    deadline_ms=deadline_ms,
-                    time_bank_ms=time_bank_ms, listen=listen,
-                    db=str(db), log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced, sandbox=sandbox)
-    cfg.deals = str(deals) if deals else None
-    cfg.until_confident = until_confident
     try:
-        rs = cfg.ruleset_obj()
-        cfg.resolved_players()
-    except RulesetError as e:
+        cfg = run_config(
+            ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
+            adaptive=adaptive, until_confident=until_confident, bots=bots, concurrency=concurrency, referee=referee,
+            shards=shards, control_token=control_token, control_token_file=control_token_file, listen=listen,
+            deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, mc_budget_ms=mc_budget_ms, play_forced=play_forced,
+            tau=tau, deals=deals, log_dir=log_dir, db=db, sandbox=sandbox, ray=ray)
+    except ValueError as e:   # RunOptionsError, ControlTokenError, RulesetError
         _fail(str(e))
+    ray_plan = ray and adaptive is None   # --ray plays a plan fixed up front (the default there)
+    rs = cfg.ruleset_obj()
     st = _store(db)
     try:
         Arena(cfg, st).check()  # unknown bots, too few bots for the line-up: before anything starts
@@ -174,6 +148,44 @@ def arena_run(
                    f"stopped: reached the cap, --games {games}, before every adjacent pair was significantly apart"
                    if not prog.withdrawn else "stopped: a bot was withdrawn (see above); run the same command to resume")
     _print_table(st, cfg.pool().key, wide)
+
+
+class RunOptionsError(ValueError):
+    """Options of ``pepper arena run`` that do not go together, or a value it does not know; the message says which."""
+
+
+def run_config(*, ruleset: str, players: int | None, games: int, seed: int, lineup: str, duplicate: bool,
+               adaptive: bool | None, until_confident: bool, bots: str | None, concurrency: int | None,
+               referee: str | None, shards: int | None, control_token: str | None, control_token_file: str | None,
+               listen: str, deadline_ms: int, time_bank_ms: int, mc_budget_ms: float, play_forced: bool, tau: float,
+               deals: Path | None, log_dir: Path, db: Path, sandbox: str, ray: str | None) -> RunConfig:
+    """The run ``pepper arena run``'s options describe, checked before anything starts: the line-up, the control
+    token (resolve_control_token: read, and hidden from /proc), the options that exclude each other, the ruleset
+    and the player count. ``adaptive`` None: adaptive, or planned with ``ray``. Raises RunOptionsError,
+    ControlTokenError or RulesetError (all ValueErrors) naming the option; the bots are checked against the
+    store by Arena.check."""
+    if lineup not in ("mirrored", "mixed"):
+        raise RunOptionsError(f"--lineup {lineup!r}: expected mirrored or mixed")
+    control_token = resolve_control_token(control_token, control_token_file)
+    if referee and not control_token:
+        raise RunOptionsError("--referee needs --control-token-file PATH, --control-token or PEPPER_CONTROL_TOKEN")
+    if ray and shards and shards > 1:
+        raise RunOptionsError(f"--shards {shards}: --ray starts one referee per match on its node (Ray spreads the "
+                              "matches over the cluster's cores): drop --shards")
+    if adaptive is None:
+        adaptive = not ray
+    if until_confident and not adaptive:
+        raise RunOptionsError("--until-confident stops between the rounds of an adaptive run: drop --planned" + (
+            " (--ray plays a fixed plan)" if ray else ""))
+    cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
+                    adaptive=adaptive, until_confident=until_confident,
+                    bots=[b.strip() for b in bots.split(",")] if bots else None, concurrency=concurrency,
+                    referee=referee, shards=shards, control_token=control_token, deadline_ms=deadline_ms,
+                    time_bank_ms=time_bank_ms, listen=listen, db=str(db), log_dir=str(log_dir),
+                    bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced,
+                    sandbox=sandbox, deals=str(deals) if deals else None)
+    cfg.resolved_players()   # the ruleset (a file is read and checked) and the player count it allows
+    return cfg
 
 
 @app.command("match")

@@ -65,3 +65,28 @@ def open_store(db: Path, *, read_only: bool = False) -> Store:
         return st
     except StoreError as e:
         fail(str(e))
+
+
+class ControlTokenError(ValueError):
+    """A control token given twice, or a --control-token-file that cannot be read; the message says which."""
+
+
+def resolve_control_token(token: str | None, token_file: str | None) -> str | None:
+    """The control token of ``pepper referee serve`` and ``pepper arena run --referee``: ``--control-token`` (or
+    PEPPER_CONTROL_TOKEN) or the first line of ``--control-token-file`` (``-``: stdin), never both; None if neither.
+
+    A token that came on the command line or in the environment is then hidden from /proc (referee.service.secret),
+    where the bots, run by the same user, could read it."""
+    from referee.service import secret
+
+    if token and token_file:
+        raise ControlTokenError("give the control token once: --control-token (PEPPER_CONTROL_TOKEN) or "
+                                "--control-token-file")
+    if token_file:
+        try:
+            token = secret.read_token(token_file)
+        except secret.SecretError as e:
+            raise ControlTokenError(str(e)) from None
+    if token:
+        secret.hide_from_proc(token, "PEPPER_CONTROL_TOKEN")
+    return token or None

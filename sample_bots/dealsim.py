@@ -150,5 +150,5 @@ class DealSim:
                     break
             if ceded:
                 return None, None, True
-        tw, partner = po.run(po.split(hands), None)
-        return tw, partner, False
+        out = po.run(po.split(hands))
+        return out.tricks_won, out.partner, False

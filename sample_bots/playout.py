@@ -1,16 +1,20 @@
 """A fast, rules-exact play-out simulator for determinized search.
 
 :class:`PlayOut` plays the rest of a deal's card play, from a position taken
-from a seat's view and a guess of the hidden hands, and scores it. It is a
-dedicated re-implementation of the play phase of :mod:`referee.rules.game` on
-plain lists of card ints: no events, no history, no validation, no
-:class:`~referee.rules.Game` objects. It reuses the engine's tables
-(:data:`~referee.rules.cards.EFFECTIVE_SUIT`, :data:`~referee.rules.cards.STRENGTH`,
-:data:`~referee.rules.cards.TRICK_RANK`), so following suit, the bowers and
-"of identical cards the first played ranks higher" are the engine's own. It
-also knows the five-handed rules that matter for play: the bidder's forced
-trump lead to the first trick, the partner card called by that lead, the
-holder's duty to play it when following its suit, and partner scoring.
+from a seat's view and a guess of the hidden hands, and scores it. It plays on
+plain lists of card ints (no events, no history, no :class:`~referee.rules.Game`
+objects) with the engine's rules: :func:`~referee.rules.legal_plays` (a hand
+kept by :func:`~referee.rules.effective_suit` holds its legal follows in one
+list), :func:`~referee.rules.trick_winner_index` for the trick in progress and,
+card by card after it, its table (``TRICK_RANK``: the bowers, and "of identical
+cards the first played ranks higher"; the policy needs the winner so far at
+every decision, and one comparison a card keeps it), the five-handed
+:func:`~referee.rules.families.five_handed.partner_call_order` and
+:func:`~referee.rules.scoring.deal_points`. The five-handed duties of the
+called partnership (the bidder's trump lead to the first trick, the holder of
+the called card playing it when following its suit) are those of
+``FiveHandedRules.legal_play``; tests/sample_bots/test_mc_simulators.py checks
+both against the engine on random positions of every ruleset.
 
 Every seat plays the policy of :class:`~sample_bots.heuristic.HeuristicBot`
 (re-implemented here, decision for decision, on ints): leads draw trump with a
@@ -29,19 +33,30 @@ sampled deals.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from referee.rules import legal_plays, trick_winner_index
 from referee.rules.cards import EFFECTIVE_SUIT, NO_TRUMP, STRENGTH, TRICK_RANK
 from referee.rules.families.five_handed import partner_call_order
 from referee.rules.scoring import deal_points
 
-__all__ = ["PlayOut", "POWER"]
+__all__ = ["PlayOut", "PlayedOut", "POWER"]
 
-ACE = 5
+ACE = 5   # a card's rank is card % 6: the Ace is the highest plain rank
 
 # POWER[trump][card]: overall strength, trumps above everything (the heuristic's Seen.strength).
 POWER = [[(16 if EFFECTIVE_SUIT[t][c] == t else 0) + STRENGTH[t][c] for c in range(24)] for t in range(5)]
 
+_HIGHER: dict = {}   # (trump, cards in the deck) -> per card, the cards of its effective suit that outrank it
 
-_HIGHER: dict = {}   # (trump, cards in the deck) -> higher[card]
+
+class PlayedOut(NamedTuple):
+    """How a play-out ended."""
+
+    tricks_won: list[int]   # per seat
+    partner: int | None     # the five-handed called partner, once the called card showed
+    mismatches: int = 0     # scripted cards the policy would not have played (PlayOut.mismatches)
 
 
 class PlayOut:
@@ -52,112 +67,109 @@ class PlayOut:
     the rest of the deal for one guess of every seat's hand and returns
     ``seat``'s result: its side's deal points minus the average of the
     others'.
+
+    Hands are given as :meth:`split` returns them: per seat, per effective suit, weakest first.
     """
 
     def __init__(self, *, family: str, players: int, team_of, hand_size: int, deck_cards, bidder: int, trump: int,
                  tricks_needed: int, points: int | None, alone: bool, sitting_out=(),
                  tricks=(), trick=(), tricks_won=None, partner_card: int | None = None, partner: int | None = None,
                  seat: int = 0):
-        n = players
-        self.family, self.n, self.team_of, self.hand_size = family, n, tuple(team_of), hand_size
+        self.family, self.players, self.team_of, self.hand_size = family, players, tuple(team_of), hand_size
         self.teams = max(team_of) + 1
-        self.individual = self.teams == n
+        self.individual = self.teams == players
         self.bidder, self.trump, self.alone = bidder, trump, alone
         self.tricks_needed, self.points = tricks_needed, points
         self.seat = seat
-        active = [s for s in range(n) if s not in set(sitting_out)]
-        self.n_active = len(active)
-        self.nxt = [0] * n
+        active = [s for s in range(players) if s not in set(sitting_out)]
+        self.active_players = len(active)
+        self.next_seat = [0] * players
         for i, s in enumerate(active):
-            self.nxt[s] = active[(i + 1) % len(active)]
-        self.eff = EFFECTIVE_SUIT[trump]
-        self.pw = POWER[trump]
-        self.rank = TRICK_RANK[trump]
+            self.next_seat[s] = active[(i + 1) % len(active)]
+        self.suit_of = suit_of = EFFECTIVE_SUIT[trump]
+        self.power = power = POWER[trump]
+        self.plain_suits = tuple(suit for suit in range(4) if suit != trump)   # in suit order: the ties' tie-break
         in_deck = set(deck_cards)
         self.copies = len(in_deck) < len(deck_cards)   # several copies of a card: the heuristic counts distinct cards
-        eff, pw = self.eff, self.pw
-        # higher[c]: cards of c's effective suit that outrank it (for "is this card a master?").
         key = (trump, frozenset(in_deck))
         higher = _HIGHER.get(key)
         if higher is None:
-            higher = _HIGHER[key] = [[h for h in in_deck if eff[h] == eff[c] and pw[h] > pw[c]] for c in range(24)]
+            higher = _HIGHER[key] = [[h for h in in_deck if suit_of[h] == suit_of[c] and power[h] > power[c]]
+                                     for c in range(24)]
         self.higher = higher
-        self.five = family == "five-handed" and not alone
-        # Root state.
+        self.five = family == "five-handed" and not alone   # a called partner
+        # The position: cards seen, and every slough (trick index, seat, suit) so far, the partner's signals.
         self.tricks_done = len(tricks)
         seen = bytearray(24)
         sloughs = []
-        for ti, (_, plays, _) in enumerate(tricks):
-            led = eff[plays[0][1]]
-            for s, c in plays:
-                seen[c] = 1
-                if eff[c] != led:
-                    sloughs.append((ti, s, eff[c]))
-        for s, c in trick:
-            seen[c] = 1
-            if eff[c] != eff[trick[0][1]]:
-                sloughs.append((len(tricks), s, eff[c]))
-        self.seen = seen
-        self.sloughs = sloughs
-        self.trick = [tuple(x) for x in trick]
-        self.tricks_won = list(tricks_won) if tricks_won is not None else [0] * n
+        for trick_index, plays in [(i, plays) for i, (_, plays, _) in enumerate(tricks)] + [(len(tricks), trick)]:
+            if plays:
+                led = suit_of[plays[0][1]]
+                for s, card in plays:
+                    seen[card] = 1
+                    if suit_of[card] != led:
+                        sloughs.append((trick_index, s, suit_of[card]))
+        self.seen, self.sloughs = seen, sloughs
+        self.trick = [tuple(play) for play in trick]
+        self.tricks_won = list(tricks_won) if tricks_won is not None else [0] * players
         if tricks_won is None:
-            for _, _, w in tricks:
-                self.tricks_won[w] += 1
-        self.partner_card = partner_card
-        self.partner = partner
+            for _, _, winner in tricks:
+                self.tricks_won[winner] += 1
+        self.partner_card, self.partner = partner_card, partner
         # The partner is open (called, not yet shown) when a card is called and nobody has played it;
         # before the first lead the call is still to come.
         self.call_pending = self.five and not tricks and not trick
         self.partner_open = self.five and partner is None and (partner_card is not None or self.call_pending)
-        self.to_play = trick[-1][0] if trick else None
         if trick:
-            self.to_play = self.nxt[trick[-1][0]]
+            self.to_play = self.next_seat[trick[-1][0]]
         elif tricks:
             self.to_play = tricks[-1][2]
         else:
             self.to_play = bidder
-        if self.individual:
-            self.mates_fixed = None
-        else:
-            self.mates_fixed = [frozenset(x for x in range(n) if x != s and team_of[x] == team_of[s]) for s in range(n)]
+        # Fixed partnerships: per seat, (its team-mates, whether it is on offence); None where the call makes the
+        # sides (see _five_handed_sides).
+        self.sides_fixed = None
+        if not self.individual:
+            self.sides_fixed = []
+            for s in range(players):
+                mates = frozenset(x for x in range(players) if x != s and team_of[x] == team_of[s])
+                self.sides_fixed.append((mates, s == bidder or bidder in mates))
 
     # ------------------------------------------------------------------ rules
     def legal(self, hand: list[int]) -> list[int]:
-        """The seat to play's legal cards in the root position (hand: its cards)."""
-        eff = self.eff
-        if self.trick:
-            led = eff[self.trick[0][1]]
-            fol = [c for c in hand if eff[c] == led]
-            if not fol:
-                return list(hand)
-            pc = self.partner_card
-            if self.partner_open and pc is not None and pc in fol and self.to_play != self.bidder:
-                return [pc]
-            return fol
-        if self.call_pending and self.trump != NO_TRUMP:
-            return [c for c in hand if eff[c] == self.trump] or list(hand)
-        return list(hand)
+        """The seat to play's legal cards in the root position (``hand``: its cards)."""
+        led_card = self.trick[0][1] if self.trick else None
+        legal = legal_plays(hand, led_card, self.trump)
+        if not self.partner_open:
+            return legal
+        # Five-handed, as FiveHandedRules.legal_play: the bidder leads a trump to the first trick when holding
+        # one; a holder of the called card who follows its suit must play it.
+        if led_card is None:
+            if self.call_pending and self.trump != NO_TRUMP:
+                return [card for card in legal if self.suit_of[card] == self.trump] or legal
+            return legal
+        called = self.partner_card
+        if (called is not None and called in legal and self.suit_of[called] == self.suit_of[led_card]
+                and self.to_play != self.bidder):
+            return [called]
+        return legal
 
     def score(self, tricks_won, partner) -> float:
         """``seat``'s deal points minus the average of the other teams' (or players')."""
         pts = deal_points(self.family, self.team_of, self.teams, self.hand_size, self.bidder, partner,
                           self.tricks_needed, self.points, self.alone, tricks_won)
-        if self.individual:
-            me = pts[self.seat]
-        else:
-            me = pts[self.team_of[self.seat]]
-        return me - (sum(pts) - me) / (len(pts) - 1)
+        mine = pts[self.seat] if self.individual else pts[self.team_of[self.seat]]
+        return mine - (sum(pts) - mine) / (len(pts) - 1)
 
     # --------------------------------------------------------------- play-out
     def split(self, hands: list[list[int]]) -> list[list[list[int]]]:
         """Hands as the play-out wants them: per seat, per effective suit, weakest first."""
-        eff, key = self.eff, self.pw.__getitem__
+        suit_of, key = self.suit_of, self.power.__getitem__
         out = []
-        for h in hands:
-            suits = [[], [], [], []]
-            for c in sorted(h, key=key):
-                suits[eff[c]].append(c)
+        for hand in hands:
+            suits: list[list[int]] = [[], [], [], []]
+            for card in sorted(hand, key=key):
+                suits[suit_of[card]].append(card)
             out.append(suits)
         return out
 
@@ -166,211 +178,191 @@ class PlayOut:
 
         ``split_hands`` are every seat's current cards as :meth:`split` returns them (not modified).
         """
-        tw, partner = self.run(split_hands, card)
-        return self.score(tw, partner)
+        out = self._play(split_hands, (card,), None)
+        return self.score(out.tricks_won, out.partner)
+
+    def run(self, split_hands: list[list[list[int]]], first: Sequence[int] = ()) -> PlayedOut:
+        """Play the deal out: the cards ``first`` (in playing order: a candidate card, or a line of play), then
+        the heuristic's policy, move for move, ties between equally strong cards of different suits broken
+        towards the lower suit (S, H, D, C)."""
+        return self._play(split_hands, first, None)
 
     def mismatches(self, split_hands: list[list[list[int]]], script, check) -> int:
         """Replay ``script`` (cards played in order) from this position and count how many of them,
         by seats with ``check[seat]``, differ from what the heuristic policy would have played with
         these hands: a measure of how unlikely the hands are, if the players play like the heuristic."""
-        return self.run(split_hands, None, script, check)
+        return self._play(split_hands, script, check, stop_after_script=True).mismatches
 
-    def run(self, split_hands: list[list[list[int]]], card: int | None = None, script=None, check=None):
-        """Play the deal out (``card`` first, if given); returns (tricks won per seat, partner seat or None).
-
-        The policy is :class:`~sample_bots.heuristic.HeuristicBot`'s card play, move for move, with
-        ties between equally strong cards of different suits broken towards the lower suit (S, H, D, C).
-        With a ``script`` (see :meth:`mismatches`) it returns the mismatch count instead.
-        """
-        n, eff, pw, bidder, trump = self.n, self.eff, self.pw, self.bidder, self.trump
-        rank_t, nxt, n_active, higher = self.rank, self.nxt, self.n_active, self.higher
-        H = [[suit[:] for suit in h] for h in split_hands]
+    def _play(self, split_hands, script, check, stop_after_script: bool = False) -> PlayedOut:
+        """Play ``script``'s cards, then the policy's, to the end of the deal (or, ``stop_after_script``, to the
+        end of the script). A seat with ``check[seat]`` decides by the policy even where the script has its card,
+        and the script's card is played: each difference is a mismatch."""
+        trump, bidder, suit_of = self.trump, self.bidder, self.suit_of
+        next_seat, higher, hand_size, active_players = self.next_seat, self.higher, self.hand_size, self.active_players
+        script_len = len(script)
+        hands = [[suit[:] for suit in hand] for hand in split_hands]
         seen = bytearray(self.seen)
         sloughs = list(self.sloughs)
-        tw = list(self.tricks_won)
-        ti = self.tricks_done
-        hand_size = self.hand_size
-        trick = self.trick
-        ts = [s for s, _ in trick]
-        tc = [c for _, c in trick]
-        five, copies = self.five, self.copies
-        pc, partner, popen, call_pending = self.partner_card, self.partner, self.partner_open, self.call_pending
-        mates_fixed = self.mates_fixed
-        pcs = eff[pc] if pc is not None else -1
-        plain = [su for su in range(4) if su != trump]   # non-trump suits, in suit order
-        has_trump = trump != NO_TRUMP
+        tricks_won = list(self.tricks_won)
+        tricks_done = self.tricks_done
+        trick_seats = [s for s, _ in self.trick]
+        trick_cards = [c for _, c in self.trick]
+        led = suit_of[trick_cards[0]] if trick_cards else -1
+        rank = TRICK_RANK[trump][led] if trick_cards else None   # the trick's order of the cards
+        winner = trick_winner_index(trick_cards, trump) if trick_cards else 0   # the trick's winning card so far
+        partner, called = self.partner, self.partner_card
+        partner_open, call_pending = self.partner_open, self.call_pending
+        sides = self.sides_fixed or self._five_handed_sides(hands, partner, called)
         seat = self.to_play
-        if tc:
-            led = eff[tc[0]]
-            table = rank_t[led]
-            bi = 0
-            best = table[tc[0]]
-            for i in range(1, len(tc)):
-                r = table[tc[i]]
-                if r > best:
-                    bi, best = i, r
-        else:
-            led = -1
-            table = None
-            bi, best = 0, -1
-        if script is None:
-            script = (card,) if card is not None else ()
-            replay = False
-        else:
-            replay = True
-        ns = len(script)
-        si = mism = 0
-        while ti < hand_size:
-            hs = H[seat]
-            if si < ns and (check is None or not check[seat]):
-                c = script[si]
-                si += 1
+        scripted, mismatches = 0, 0
+        while tricks_done < hand_size:
+            hand = hands[seat]
+            if scripted < script_len and (check is None or not check[seat]):
+                card = script[scripted]
+                scripted += 1
             else:
-                # The seat's side as it sees it, and whether it is on offence.
-                if mates_fixed is not None:
-                    mates = mates_fixed[seat]
-                    offence = seat == bidder or bidder in mates
-                elif seat == bidder:
-                    mates = (partner,) if partner is not None else ()
-                    offence = True
-                elif partner is not None:
-                    mates = (bidder,) if seat == partner else ()
-                    offence = seat == partner
-                elif five and pc is not None and pc in hs[pcs]:
-                    mates = (bidder,)
-                    offence = True
+                if (trick_cards and partner_open and seat != bidder and called is not None and suit_of[called] == led
+                        and called in hand[led]):
+                    card = called   # it must play the called card (see legal): the policy has no choice
                 else:
-                    mates = ()
-                    offence = False
-                c = -1
-                if tc:
-                    fol = hs[led]
-                    if fol:
-                        if popen and seat != bidder and pcs == led and pc in fol:
-                            c = pc
-                        elif len(fol) == 1 or ts[bi] in mates:
-                            c = fol[0]
-                        else:
-                            for x in fol:
-                                if table[x] > best:
-                                    c = x
-                                    break
-                            else:
-                                c = fol[0]
+                    mates, offence = sides[seat]
+                    if trick_cards:
+                        card = self._follow(hand, led, rank, rank[trick_cards[winner]], trick_seats[winner] in mates)
                     else:
-                        if has_trump and ts[bi] not in mates:
-                            for x in hs[trump]:
-                                if table[x] > best:
-                                    c = x
-                                    break
-                        if c < 0:
-                            # Slough: a low card of a suit where we hold the Ace (a signal), else the weakest.
-                            bp = 99
-                            for su in plain:
-                                lst = hs[su]
-                                if lst and lst[-1] % 6 == ACE and lst[0] % 6 != ACE and pw[lst[0]] < bp:
-                                    c, bp = lst[0], pw[lst[0]]
-                            if c < 0:
-                                for su in plain:
-                                    lst = hs[su]
-                                    if lst and pw[lst[0]] < bp:
-                                        c, bp = lst[0], pw[lst[0]]
-                                if c < 0:
-                                    c = hs[trump][0]
-                else:
-                    trumps = hs[trump] if has_trump else ()
-                    if call_pending and trumps and seat == bidder:
-                        # five-handed: the bidder leads a trump to the first trick
-                        top = trumps[-1]
-                        if len(trumps) >= 2 and (not copies or trumps[0] != top):
-                            c = top
-                        else:
-                            for h in higher[top]:
-                                if not seen[h] and h not in trumps:
-                                    c = trumps[0]
-                                    break
-                            else:
-                                c = top
-                    else:
-                        if offence and trumps:
-                            top = trumps[-1]
-                            if seat == bidder and len(trumps) >= 2 and (not copies or trumps[0] != top):
-                                c = top
-                            else:
-                                for h in higher[top]:
-                                    if not seen[h] and h not in trumps:
-                                        break
-                                else:
-                                    c = top
-                        if c < 0:
-                            for su in plain:
-                                lst = hs[su]
-                                if lst and lst[-1] % 6 == ACE:
-                                    c = lst[-1]
-                                    break
-                        if c < 0 and mates and sloughs:
-                            done = -1
-                            for sti, ss, su in sloughs:
-                                if sti != done and ss in mates:
-                                    if hs[su]:
-                                        c = hs[su][0]
-                                        break
-                                    done = sti
-                        if c < 0:
-                            if offence and trumps:
-                                c = trumps[0]
-                            else:
-                                bp = 99
-                                for su in plain:
-                                    lst = hs[su]
-                                    if lst and pw[lst[0]] < bp:
-                                        c, bp = lst[0], pw[lst[0]]
-                                if c < 0:
-                                    c = trumps[0]
-                if si < ns:
-                    if c != script[si]:
-                        mism += 1
-                        c = script[si]
-                    si += 1
-            # ---- play it
-            ce = eff[c]
-            hs[ce].remove(c)
-            seen[c] = 1
-            if not tc:
-                led = ce
-                table = rank_t[led]
-                bi, best = 0, table[c]
-                if call_pending:
+                        card = self._lead(hand, seat, mates, offence, call_pending, seen, sloughs, higher)
+                if scripted < script_len:
+                    if card != script[scripted]:
+                        mismatches += 1
+                        card = script[scripted]
+                    scripted += 1
+            # Play it.
+            suit = suit_of[card]
+            hand[suit].remove(card)
+            seen[card] = 1
+            if not trick_cards:
+                led = suit
+                rank = TRICK_RANK[trump][led]
+                winner = 0
+                if call_pending:   # five-handed: the bidder's first lead calls the partner
                     call_pending = False
-                    pc = None
-                    for x in partner_call_order(trump, c):   # the engine's order, derived from the card functions
-                        ex = eff[x]
-                        if any(x in H[s][ex] for s in range(n) if s != bidder):
-                            pc = x
-                            break
-                    if pc is None:
-                        popen = False
-                    else:
-                        pcs = eff[pc]
+                    called = next((c for c in partner_call_order(trump, card)
+                                   if any(c in hands[s][suit_of[c]] for s in range(len(hands)) if s != bidder)), None)
+                    partner_open = called is not None
+                    sides = self._five_handed_sides(hands, partner, called)
             else:
-                r = table[c]
-                if r > best:
-                    bi, best = len(tc), r
-                if ce != led:
-                    sloughs.append((ti, seat, ce))
-            if popen and c == pc and seat != bidder:
-                partner = seat
-                popen = False
-            ts.append(seat)
-            tc.append(c)
-            if len(tc) == n_active:
-                w = ts[bi]
-                tw[w] += 1
-                ti += 1
-                ts, tc = [], []
-                seat = w
+                if rank[card] > rank[trick_cards[winner]]:   # strictly: of identical cards the first played wins
+                    winner = len(trick_cards)
+                if suit != led:
+                    sloughs.append((tricks_done, seat, suit))
+            if partner_open and card == called and seat != bidder:
+                partner, partner_open = seat, False
+                sides = self._five_handed_sides(hands, partner, called)
+            trick_seats.append(seat)
+            trick_cards.append(card)
+            if len(trick_cards) == active_players:
+                seat = trick_seats[winner]
+                tricks_won[seat] += 1
+                tricks_done += 1
+                trick_seats, trick_cards = [], []
             else:
-                seat = nxt[seat]
-            if replay and si == ns:
-                return mism
-        return mism if replay else (tw, partner)
+                seat = next_seat[seat]
+            if stop_after_script and scripted == script_len:
+                break
+        return PlayedOut(tricks_won, partner, mismatches)
+
+    # ------------------------------------------------------------------ the heuristic's policy
+    def _five_handed_sides(self, hands, partner: int | None, called: int | None) -> list[tuple]:
+        """Per seat, (the seats it knows to be its team-mates, whether it is on offence), where the call makes the
+        sides. They change when the partner is called and when the called card shows (_play asks again then)."""
+        bidder, five = self.bidder, self.five
+        sides = []
+        for seat, hand in enumerate(hands):
+            if seat == bidder:
+                sides.append((((partner,) if partner is not None else ()), True))
+            elif partner is not None:
+                sides.append(((bidder,), True) if seat == partner else ((), False))
+            elif five and called is not None and called in hand[self.suit_of[called]]:
+                sides.append(((bidder,), True))   # it holds the called card: the partner, unknown to the others
+            else:
+                sides.append(((), False))
+        return sides
+
+    def _follow(self, hand, led: int, rank, best: int, winning: bool) -> int:
+        """A card to the trick in progress: win it as cheaply as possible unless a team-mate is ``winning`` it.
+        ``rank``: TRICK_RANK[trump][led], the trick's order of the cards; ``best``: the winning card's."""
+        trump = self.trump
+        follow = hand[led]
+        if follow:
+            if len(follow) > 1 and not winning:
+                for card in follow:   # weakest first: the cheapest that wins
+                    if rank[card] > best:
+                        return card
+            return follow[0]
+        if trump != NO_TRUMP and not winning:
+            for card in hand[trump]:
+                if rank[card] > best:
+                    return card
+        return self._slough(hand)
+
+    def _slough(self, hand) -> int:
+        """A low card of a plain suit whose Ace it holds (a signal), else its weakest plain card (the lower suit
+        on a tie), else its weakest trump."""
+        power = self.power
+        signal = weakest = -1
+        signal_power = weakest_power = 99
+        for suit in self.plain_suits:
+            cards = hand[suit]
+            if cards:
+                low = cards[0]
+                if power[low] < weakest_power:
+                    weakest, weakest_power = low, power[low]
+                if cards[-1] % 6 == ACE and low % 6 != ACE and power[low] < signal_power:
+                    signal, signal_power = low, power[low]
+        if signal >= 0:
+            return signal
+        return weakest if weakest >= 0 else hand[self.trump][0]
+
+    def _weakest(self, hand) -> int:
+        """The weakest plain card (the lower suit on a tie), else the weakest trump."""
+        power = self.power
+        card, card_power = -1, 99
+        for suit in self.plain_suits:
+            cards = hand[suit]
+            if cards and power[cards[0]] < card_power:
+                card, card_power = cards[0], power[cards[0]]
+        return card if card >= 0 else hand[self.trump][0]
+
+    def _lead(self, hand, seat: int, mates, offence: bool, opening: bool, seen, sloughs, higher) -> int:
+        """A card to lead. ``opening``: five-handed's first lead, by the bidder, which calls the partner."""
+        trumps = hand[self.trump] if self.trump != NO_TRUMP else ()
+        if offence and trumps:   # the bidder is on offence: the opening lead is its
+            top = trumps[-1]
+            bidder = seat == self.bidder
+            if bidder and len(trumps) >= 2 and (not self.copies or trumps[0] != top):   # two distinct trumps
+                return top
+            if _master(top, trumps, seen, higher):
+                return top
+            if opening and bidder:   # a trump it must lead, and its top one would not draw: the lowest
+                return trumps[0]
+        for suit in self.plain_suits:   # an Ace
+            cards = hand[suit]
+            if cards and cards[-1] % 6 == ACE:
+                return cards[-1]
+        if mates and sloughs:   # the suit of a team-mate's first slough in a trick
+            skipped = -1
+            for trick_index, by, suit in sloughs:
+                if trick_index != skipped and by in mates:
+                    if hand[suit]:
+                        return hand[suit][0]
+                    skipped = trick_index
+        if offence and trumps:
+            return trumps[0]
+        return self._weakest(hand)
+
+
+def _master(card: int, held, seen, higher) -> bool:
+    """No card that outranks ``card`` is unseen and held by another seat (``higher``: PlayOut.higher)."""
+    for h in higher[card]:
+        if not seen[h] and h not in held:
+            return False
+    return True

@@ -1,7 +1,7 @@
 """The gRPC referee: the pepper.v1 bot service and control service.
 
 Start one in-process with :func:`start` (returns a :class:`RunningServer`), or
-from the command line with ``python -m referee.service serve --address 127.0.0.1:0``.
+from the command line with ``pepper referee serve --address 127.0.0.1:0`` (:mod:`pepper_cli.referee`).
 
 The per-decision path (:mod:`.enforcement`, :mod:`.connections`, :mod:`.games`) is compiled by Cython from its own
 ``.py`` source where built (setup.py); :data:`COMPILED` tells which is loaded, and ``PEPPER_PURE=1`` imports the

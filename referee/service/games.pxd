@@ -11,10 +11,10 @@ from referee.wire.codec cimport GameEncoder
 
 cdef class GameRun:
     cdef public object id, game, seats, policy, seed, next_rid, on_finished, _routes, status, reason, started
-    cdef public object ended, faults, public_faults, pending, times, actors, fault_steps, watchers
-    cdef public object winners, winning_seats, _done, final, _packed
+    cdef public object ended, faults, pending, times, actors, spectators
+    cdef public object winners, winning_seats, _done, final
     cdef public GameEncoder enc
-    cdef public Py_ssize_t cursor, decisions, spec_cursor, seq
+    cdef public Py_ssize_t cursor, decisions, seq
     cdef public double _ms
     cdef public bint _play_forced
 

@@ -96,14 +96,16 @@ class GameRun:
     ``next_rid`` numbers the requests (unique across the server); ``on_finished(run)``
     is told once when the game ends, whatever ended it.
 
-    Slots, and lists made at their first entry (faults, watchers): a game in flight holds little beyond the
+    Its other jobs are small classes of their own: the faults listed in its result (:class:`FaultList`), its
+    spectators (:class:`Spectators`) and, once over, its packed result (:class:`FinalResult`).
+
+    Slots, and parts made at their first use (faults, spectators): a game in flight holds little beyond the
     engine's state (docs/security.md, "8.").
     """
 
     __slots__ = ("id", "game", "seats", "policy", "seed", "next_rid", "on_finished", "enc", "cursor", "_routes", "status",
-                 "reason", "started", "ended", "faults", "public_faults", "pending", "decisions", "times", "actors", "_ms",
-                 "fault_steps", "watchers", "spec_cursor", "winners", "winning_seats", "_done", "final", "_packed", "seq",
-                 "_play_forced")
+                 "reason", "started", "ended", "faults", "pending", "decisions", "times", "actors", "_ms", "spectators",
+                 "winners", "winning_seats", "_done", "final", "seq", "_play_forced")
 
     def __init__(self, gid: str, game: Game, seats: list[SeatRun], policy: Policy, seed: int,
                  next_rid: Callable[[], int], on_finished: Callable[[GameRun], None]):
@@ -116,8 +118,7 @@ class GameRun:
         self.reason = ""
         self.started = time.time()
         self.ended: float | None = None
-        self.faults: list[FaultInfo] | tuple = ()
-        self.public_faults: list[FaultInfo] | tuple = ()   # the same, as shown while the game runs (see fault)
+        self.faults: FaultList | None = None     # made at the first fault
         self.pending: Pending | None = None
         self.decisions = 0
         # Per action of the record, the ms its seat spent deciding it, or -1 where the referee played it
@@ -128,14 +129,11 @@ class GameRun:
         self.times = array("f")
         self.actors = bytearray()
         self._ms = -1.0
-        self.fault_steps: list[tuple[int, int, str]] | tuple = ()   # (action index, seat, fault kind)
-        self.watchers: list[asyncio.Queue] | tuple = ()
-        self.spec_cursor = 0
+        self.spectators: Spectators | None = None   # made at the first watch
         self.winners: tuple[int, ...] = ()
         self.winning_seats: tuple[int, ...] = ()
         self._done: asyncio.Event | None = None   # see done
-        self.final: GameInfo | None = None       # the result without record and full state, once over (see _release)
-        self._packed = b""                       # then: the record and the full state, compressed
+        self.final: FinalResult | None = None    # the result, once over (see _release)
         self.seq = 0                             # its place in the order games were created (Referee.list_games)
         self._play_forced = policy.play_forced   # read at every decision
 
@@ -235,8 +233,8 @@ class GameRun:
                 f = self.enc.event_frame(start, log_[start])
                 for conn in targets:
                     conn.push_event(f)
-            if self.watchers:
-                self._push_watched()
+            if self.spectators is not None:
+                self.spectators.push(self.id, g)
             return
         enc = self.enc
         frames: list[tuple[int, bytes]] = []     # (visible_to, item frame), in log order
@@ -261,18 +259,8 @@ class GameRun:
                     blob = b"".join([f for vis, f in frames if vis == PUBLIC or per_seat[vis] is conn])
                     if blob:
                         conn.push_event(blob)
-        if self.watchers:
-            self._push_watched()
-
-    def _push_watched(self) -> None:
-        """Queue the new public events for the spectators."""
-        g = self.game
-        evs = g.events_for(PUBLIC, self.spec_cursor)
-        self.spec_cursor = g.event_count
-        for i, e in evs:
-            m = wire.messages.watch_event(self.id, i, e)
-            for q in self.watchers:
-                q.put_nowait(m)
+        if self.spectators is not None:
+            self.spectators.push(self.id, g)
 
     def answer(self, p: Pending, ans, spent_ms: float) -> None:
         """Apply a bot's answer to its open request ``p``; ``spent_ms``: the time charged to it (Connection.charge)."""
@@ -354,12 +342,9 @@ class GameRun:
                 fallback = wire.ACTIONS_TEXT[fallback_id]
         rid = p.rid if p else 0
         f = FaultInfo(seat, kind, rid, g.deal_number, detail, verdict, fallback)
-        if not self.faults:
-            self.faults, self.public_faults, self.fault_steps = [], [], []
-        if len(self.faults) < MAX_FAULTS_LISTED:   # a result stays bounded however many faults a seat commits
-            self.faults.append(f)
-            self.fault_steps.append((len(g.history), seat, kind.value))
-            self.public_faults.append(f._replace(detail=public, fallback_action=public_fallback(fallback)))
+        if self.faults is None:
+            self.faults = FaultList()
+        self.faults.add(f, public, len(g.history))
         if sr.conn is not None and kind is not FaultKind.DISCONNECT and p is not None:
             sr.conn.push(wire.messages.fault_notice_frame(
                 kind, p.rid, self.id, f"{kind}: {detail}; policy {verdict}" + (f": played {fallback}" if fallback else ""),
@@ -399,8 +384,8 @@ class GameRun:
             if conn is not None and not conn.closed:
                 conn.seats.discard((self, sr.seat))
                 conn.push(wire.messages.game_end_frame(self.id, sr.seat, status, outcome, reason, sr.status))
-        for q in self.watchers:
-            q.put_nowait(None)
+        if self.spectators is not None:
+            self.spectators.end()
         self._release()
         if self._done is not None:
             self._done.set()
@@ -412,11 +397,7 @@ class GameRun:
         and no seed or record (the seed and explicit decks rebuild every hand; CreateGameResponse gives
         the seed to the game's creator). ``full``: with the record and the full state, once over."""
         if self.final is not None:
-            if not full:
-                return self.final
-            # Two JSON texts joined by a newline, which json.dumps never writes (see _release).
-            record_json, full_state_json = zlib.decompress(self._packed).decode().split("\n", 1)
-            return self.final._replace(record_json=record_json, full_state_json=full_state_json)
+            return self.final.info(full)
         g = self.game
         over = self.over
         end = self.ended or time.time()
@@ -426,7 +407,7 @@ class GameRun:
             winning_seats=self.winning_seats,
             draw=self.status is GameStatus.COMPLETED and g.outcome is not None and g.outcome.draw,
             reason=self.reason, deals=len(g.deals), duration_s=end - self.started,
-            faults=list(self.faults if over else self.public_faults), decisions=self.decisions,
+            faults=self.faults.shown(over) if self.faults is not None else [], decisions=self.decisions,
             seed=self.seed if over else None,
             record_json=json.dumps(self.record()) if over and full else "",
             full_state_json=json.dumps(g.full_state()) if over and full else "")
@@ -448,18 +429,16 @@ class GameRun:
         action it fell on, the seat and the fault kind. A replay ignores both."""
         rec = self.game.record()
         rec["decision_ms"] = _hundredths(self.times)
-        rec["fault_steps"] = [list(f) for f in self.fault_steps]
+        rec["fault_steps"] = self.faults.steps() if self.faults is not None else []
         return rec
 
     def _release(self) -> None:
         """The game is over: keep its final result (strings and small tuples) and let the engine's state, the
         encoder's caches and the per-decision latencies go; the record and the full state are kept compressed."""
-        info = self.info()
-        # The two JSON texts joined by a newline (json.dumps writes none): no JSON of JSON to encode and parse again.
-        self._packed = zlib.compress(f"{info.record_json}\n{info.full_state_json}".encode(), 1)
-        self.final = info._replace(record_json="", full_state_json="")
+        self.final = FinalResult(self.info())
         self.game = self.enc = None     # type: ignore[assignment]  (read through self.final from now on)
-        self.public_faults = ()
+        if self.faults is not None:
+            self.faults.public = []
         self.times, self.actors = array("f"), bytearray()
         for sr in self.seats:
             sr.conn = None
@@ -472,14 +451,14 @@ class GameRun:
         """A queue of spectator messages (None ends it); None if the game is already over."""
         if self.over:
             return None
-        q: asyncio.Queue = asyncio.Queue()
-        for i, e in self.game.events_for(PUBLIC, 0):
-            q.put_nowait(wire.messages.watch_event(self.id, i, e))
-        if not self.watchers:
-            self.spec_cursor = self.game.event_count
-            self.watchers = []
-        self.watchers.append(q)
-        return q
+        if self.spectators is None:
+            self.spectators = Spectators(self.game.event_count)
+        return self.spectators.add(self.id, self.game)
+
+    def unwatch(self, q: asyncio.Queue) -> None:
+        """A spectator's stream ended: stop queueing its messages."""
+        if self.spectators is not None:
+            self.spectators.remove(q)
 
     def final_spectator_messages(self, seen_public: bool) -> Iterator:
         """After the game: the hidden events (or all events), then the result."""
@@ -488,6 +467,92 @@ class GameRun:
             if e.visible_to != PUBLIC or not seen_public:
                 yield wire.messages.watch_event(self.id, i, e, spectator=True)
         yield wire.messages.watch_result(self.info())
+
+
+class FaultList:
+    """The faults of a game's result, at most MAX_FAULTS_LISTED (a result stays bounded however many faults a
+    seat commits; the seats' fault counts go on counting): each as the referee rules it (``listed``), as shown
+    while the game runs (``public``: no detail that tells a hand), and where it fell (``steps``: action index,
+    seat, fault kind; the record's ``fault_steps``)."""
+
+    __slots__ = ("listed", "public", "_steps")
+
+    def __init__(self):
+        self.listed: list[FaultInfo] = []
+        self.public: list[FaultInfo] = []
+        self._steps: list[tuple[int, int, str]] = []
+
+    def add(self, f: FaultInfo, public_detail: str, step: int) -> None:
+        """List ``f``, shown with ``public_detail`` while the game runs; ``step``: the actions played before it."""
+        if len(self.listed) < MAX_FAULTS_LISTED:
+            self.listed.append(f)
+            self._steps.append((step, f.seat, f.kind.value))
+            self.public.append(f._replace(detail=public_detail, fallback_action=public_fallback(f.fallback_action)))
+
+    def shown(self, over: bool) -> list[FaultInfo]:
+        """The faults a result shows: as ruled once the game is over, as shown publicly before."""
+        return list(self.listed if over else self.public)
+
+    def steps(self) -> list[list]:
+        return [list(s) for s in self._steps]
+
+
+class Spectators:
+    """The queues of a game's spectators (WatchGame): public events as they happen, None at the end."""
+
+    __slots__ = ("queues", "cursor")
+
+    def __init__(self, cursor: int):
+        self.queues: list[asyncio.Queue] = []
+        self.cursor = cursor   # the next event log index to look at for spectators
+
+    def add(self, game_id: str, game: Game) -> asyncio.Queue:
+        """A new spectator's queue, holding the public events so far."""
+        q: asyncio.Queue = asyncio.Queue()
+        for i, e in game.events_for(PUBLIC, 0):
+            q.put_nowait(wire.messages.watch_event(game_id, i, e))
+        if not self.queues:
+            self.cursor = game.event_count
+        self.queues.append(q)
+        return q
+
+    def remove(self, q: asyncio.Queue) -> None:
+        if q in self.queues:
+            self.queues.remove(q)
+
+    def push(self, game_id: str, game: Game) -> None:
+        """Queue the new public events for every spectator (none left: add catches up)."""
+        if not self.queues:
+            return
+        evs = game.events_for(PUBLIC, self.cursor)
+        self.cursor = game.event_count
+        for i, e in evs:
+            m = wire.messages.watch_event(game_id, i, e)
+            for q in self.queues:
+                q.put_nowait(m)
+
+    def end(self) -> None:
+        for q in self.queues:
+            q.put_nowait(None)
+
+
+class FinalResult:
+    """A finished game's result, kept small: the GameInfo without its record and full state, and those two
+    compressed (most results are read without them: ListGames, WaitGame)."""
+
+    __slots__ = ("_info", "_packed")
+
+    def __init__(self, info: GameInfo):
+        # The two JSON texts joined by a newline (json.dumps writes none): no JSON of JSON to encode and parse again.
+        self._packed = zlib.compress(f"{info.record_json}\n{info.full_state_json}".encode(), 1)
+        self._info = info._replace(record_json="", full_state_json="")
+
+    def info(self, full: bool = True) -> GameInfo:
+        """The result; ``full``: with the record and the full state."""
+        if not full:
+            return self._info
+        record_json, full_state_json = zlib.decompress(self._packed).decode().split("\n", 1)
+        return self._info._replace(record_json=record_json, full_state_json=full_state_json)
 
 
 def apply_answers(conn: Connection, taken: list, spent_ms: float) -> None:

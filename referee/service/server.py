@@ -194,8 +194,7 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
                         break
                     await context.write(m)
             finally:
-                if q in run.watchers:
-                    run.watchers.remove(q)
+                run.unwatch(q)
         for m in run.final_spectator_messages(seen_public):
             await context.write(m)
 

@@ -149,7 +149,7 @@ def _playing_on(node) -> list[str]:
     out = []
     for pid in _on_node(node):
         try:
-            if b"referee.service" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"pepper_cli.referee" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 log = os.readlink(f"/proc/{pid}/fd/2")
                 if "stopped" not in Path(log).read_text():
                     out.append(log)

@@ -58,10 +58,47 @@ def test_playout_reproduces_engine_and_heuristic(name, players):
                              trick=v.trick, tricks_won=view["tricks_won"], partner_card=v.partner_card,
                              partner=v.partner, seat=s)
                 assert sorted(set(po.legal(g.hands[s]))) == sorted(set(g.legal_action_ids()))
-                checks.append(po.run(po.split(g.hands), cid(action.split()[1])))
+                checks.append(po.run(po.split(g.hands), [cid(action.split()[1])]))
             g.apply(action)
-        for tricks_won, partner in checks:
-            assert tuple(tricks_won) == g.deals[0].tricks and partner == g.deals[0].partner
+        for out in checks:
+            assert tuple(out.tricks_won) == g.deals[0].tricks and out.partner == g.deals[0].partner
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_playout_keeps_the_engine_rules_on_random_positions(name, players):
+    """Whatever cards are played (at random here), the play-out's legal cards are the engine's, and playing the
+    engine's cards from any position of the deal ends it as the engine did: the tricks each seat won and the
+    five-handed partner."""
+    rs = BUILTIN_RULESETS[name]
+    positions = 0
+    for seed in range(20):
+        g = Game(rs, players, seed=seed)
+        rng = random.Random(seed)
+        plays, checks = [], []
+        while not g.deals:
+            s = g.to_act
+            view = g.view(s).to_dict()
+            legal = list(g.legal_action_ids())
+            if view["phase"] == "play":
+                v = Seen.of(view)
+                lv = _level(g, v.bid)
+                po = PlayOut(family=rs.family, players=players, team_of=g.table.team_of, hand_size=g.table.hand_size,
+                             deck_cards=g.table.deck, bidder=v.bidder, trump=v.strain, tricks_needed=lv.tricks,
+                             points=lv.points, alone=lv.alone, sitting_out=v.sitting_out, tricks=v.tricks,
+                             trick=v.trick, tricks_won=view["tricks_won"], partner_card=v.partner_card,
+                             partner=v.partner, seat=s)
+                assert sorted(set(po.legal(g.hands[s]))) == sorted(set(legal)), (seed, view)
+                checks.append((po, po.split(g.hands), len(plays)))
+                plays.append(legal[rng.randrange(len(legal))])
+                g.apply(plays[-1])
+            else:   # the heuristic's auction: contracts a partnership plays, not mostly random alone bids
+                g.apply(_heuristic(view))
+        deal = g.deals[0]
+        for po, hands, start in checks:
+            out = po.run(hands, plays[start:])
+            assert (tuple(out.tricks_won), out.partner) == (deal.tricks, deal.partner), (seed, start)
+            positions += 1
+    assert positions > 100
 
 
 def test_estimates_match_the_heuristic_bit_for_bit():

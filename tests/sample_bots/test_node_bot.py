@@ -63,13 +63,13 @@ def node() -> str:
 
 
 class Referee:
-    """A ``python -m referee.service serve`` subprocess on 127.0.0.1 and a control client."""
+    """A ``python -m pepper_cli.referee serve`` subprocess on 127.0.0.1 and a control client."""
 
     def __init__(self, tmp: Path, address: str = "127.0.0.1:0", *args: str):
         self.tmp = tmp
         self.log = open(tmp / f"referee-{time.monotonic_ns()}.stderr", "w+")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.service", "serve", "--address", address, "--control-token", CONTROL_TOKEN,
+            [sys.executable, "-m", "pepper_cli.referee", "serve", "--address", address, "--control-token", CONTROL_TOKEN,
              *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline().strip()
         if not line.startswith("listening on "):

@@ -34,7 +34,7 @@ def status_name(v: int) -> str:
 
 
 class Referee:
-    """A ``python -m referee.service serve`` subprocess with a control client."""
+    """A ``python -m pepper_cli.referee serve`` subprocess with a control client."""
 
     def __init__(self, tmp: Path, bots: dict[str, str], port: int = 0, *args: str):
         self.tmp, self.bots, self.args = tmp, dict(bots), args
@@ -47,7 +47,7 @@ class Referee:
     def start(self) -> None:
         # Generous time limits: these tests check legality and robustness, and must not flake on a busy machine.
         # Shared seats: they fill whole tables from one or two SDK processes (the SDK keys state by game and seat).
-        cmd = [sys.executable, "-m", "referee.service", "serve", "--address", f"127.0.0.1:{self.port}",
+        cmd = [sys.executable, "-m", "pepper_cli.referee", "serve", "--address", f"127.0.0.1:{self.port}",
                "--control-token", CONTROL_TOKEN, "--deadline-ms", "10000", "--time-bank-ms", "60000", "--shared-seats",
                *self.args]
         for name, tok in self.bots.items():

@@ -21,11 +21,11 @@ TOKENS = {"lean": "lean-token-123", "attacker": "attacker-token-123"}
 
 
 class Referee:
-    """`pepper referee serve` (as ``python -m referee.service serve``), its stderr in ``log``, and a control client."""
+    """`pepper referee serve` (as ``python -m pepper_cli.referee serve``), its stderr in ``log``, and a control client."""
 
     def __init__(self, tmp: Path, *args: str, log_level: str = "info"):
         self.tmp, self.log = tmp, tmp / "referee.log"
-        cmd = [sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+        cmd = [sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0",
                "--control-token", CONTROL_TOKEN, "--log-level", log_level, *args]
         for name, tok in TOKENS.items():
             cmd += ["--bot", f"{name}={tok}"]

@@ -20,11 +20,11 @@ CONTROL_TOKEN = "hygiene-tests-control-token"
 
 
 class RefereeProc:
-    """``python -m referee.service serve ARGS`` (optionally under an open-file limit ``nofile``: (soft, hard))."""
+    """``python -m pepper_cli.referee serve ARGS`` (optionally under an open-file limit ``nofile``: (soft, hard))."""
 
     def __init__(self, tmp: Path, bots: dict[str, str], *args: str, address: str = "127.0.0.1:0",
                  nofile: tuple[int, int] | None = None):
-        cmd = [sys.executable, "-m", "referee.service", "serve", "--address", address, "--control-token", CONTROL_TOKEN,
+        cmd = [sys.executable, "-m", "pepper_cli.referee", "serve", "--address", address, "--control-token", CONTROL_TOKEN,
                *args, *(f"--bot={n}={t}" for n, t in bots.items())]
         self.stderr = tmp / "referee.stderr"
 

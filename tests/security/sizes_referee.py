@@ -20,7 +20,7 @@ class Referee:
     def __init__(self, tmp: Path, *args: str):
         self.tmp = tmp
         self.stderr = open(tmp / "referee.stderr", "w+")
-        self.proc = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+        self.proc = subprocess.Popen([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0",
                                       "--control-token", CONTROL, "--shared-seats", "--bot", "a=attacker-token", *args],
                                      cwd=ROOT, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         line = self.proc.stdout.readline().strip()

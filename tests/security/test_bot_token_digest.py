@@ -21,7 +21,7 @@ def referee(tmp_path):
     path = tmp_path / "control-token"
     path.write_text(CONTROL + "\n")
     path.chmod(0o600)
-    proc = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+    proc = subprocess.Popen([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0",
                              "--control-token-file", str(path)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
@@ -70,6 +70,6 @@ def test_a_control_token_file_others_can_read_is_refused(tmp_path):
     path = tmp_path / "control-token"
     path.write_text(CONTROL)
     path.chmod(0o644)
-    out = subprocess.run([sys.executable, "-m", "referee.service", "serve", "--control-token-file", str(path)],
+    out = subprocess.run([sys.executable, "-m", "pepper_cli.referee", "serve", "--control-token-file", str(path)],
                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert out.returncode == 2 and "chmod 600" in out.stderr, out.stderr

@@ -48,7 +48,7 @@ def test_a_bot_launched_with_an_outside_referee_gets_no_control_token(tmp_path):
     """`pepper arena run --referee ADDR` with PEPPER_CONTROL_TOKEN in the environment (the documented way): before,
     every launched bot inherited it and could drive the referee (ListBots worked with it)."""
     env = os.environ | {"PEPPER_CONTROL_TOKEN": TOKEN} | CANARY
-    ref = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0"], env=env,
+    ref = subprocess.Popen([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0"], env=env,
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         address = ref.stdout.readline().split()[-1]
@@ -90,7 +90,7 @@ def test_a_referee_started_by_hand_hides_the_tokens_of_its_command_line_and_envi
     of the user read them in /proc/PID/cmdline and environ for as long as the referee ran."""
     bot_token = "case5-bot-token-0123456789"
     for args, env in ((["--control-token", TOKEN], {}), ([], {"PEPPER_CONTROL_TOKEN": TOKEN})):
-        ref = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0", *args,
+        ref = subprocess.Popen([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0", *args,
                                 "--bot", f"mine={bot_token}"], env=os.environ | env,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:

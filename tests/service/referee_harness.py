@@ -30,7 +30,7 @@ def seat_status_name(v: int) -> str:
 
 
 class Server:
-    """A `python -m referee.service serve` subprocess and a control client for it."""
+    """A `python -m pepper_cli.referee serve` subprocess and a control client for it."""
 
     def __init__(self, tmp: Path, *args: str, bots: dict[str, str] | None = None, tls: tuple[str, str] | None = None,
                  shared_seats: bool = True):
@@ -38,7 +38,7 @@ class Server:
         # depend on it); test_audit and test_one_seat_per_connection run the default, one seat per connection.
         self.tmp = tmp
         self.bots_tokens = dict(bots or {})
-        cmd = [sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+        cmd = [sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0",
                "--control-token", CONTROL_TOKEN, *(("--shared-seats",) if shared_seats else ()), *args]
         for name, tok in self.bots_tokens.items():
             cmd += ["--bot", f"{name}={tok}"]

@@ -285,13 +285,13 @@ def test_sigterm_drains_and_records_every_game(tmp_path):
 
 
 def test_cli_reports_bad_options_and_prints_the_bound_address(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "referee.service", "serve", "--on-timeout", "explode", "--control-token", "t"],
+    out = subprocess.run([sys.executable, "-m", "pepper_cli.referee", "serve", "--on-timeout", "explode", "--control-token", "t"],
                          cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert out.returncode != 0 and "explode" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "referee.service", "serve", "--address", "nonsense", "--control-token", "t"],
+    out = subprocess.run([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "nonsense", "--control-token", "t"],
                          cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert out.returncode != 0 and "HOST:PORT" in out.stderr
-    p = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0"], cwd=ROOT,
+    p = subprocess.Popen([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0"], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = p.stdout.readline()

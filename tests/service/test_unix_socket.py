@@ -38,7 +38,7 @@ def test_the_referee_listens_on_its_unix_socket_too(tmp_path):
 def test_a_unix_socket_path_that_is_not_a_socket_is_refused_not_removed(tmp_path):
     path = tmp_path / "precious.txt"
     path.write_text("not a socket")
-    out = subprocess.run([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+    out = subprocess.run([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0",
                           "--control-token", CONTROL_TOKEN, "--unix-socket", str(path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and f"{path} exists and is not a socket" in out.stderr, out.stderr

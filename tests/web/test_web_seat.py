@@ -115,7 +115,7 @@ def test_a_seat_started_before_the_arena_registers_its_bot_waits_for_it(tmp_path
     db = tmp_path / "arena.db"
     Store(str(db)).close()
     (tmp_path / "token").write_text("alice-token-0123456789abcdef\n")
-    ref = subprocess.Popen([sys.executable, "-m", "referee.service", "serve", "--address", "127.0.0.1:0",
+    ref = subprocess.Popen([sys.executable, "-m", "pepper_cli.referee", "serve", "--address", "127.0.0.1:0",
                             "--control-token", "web-seat-control-token"], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
     web = None

@@ -1,29 +1,30 @@
-"""``pepper referee serve``: run the gRPC referee.
+"""``pepper referee serve``: run the gRPC referee (:func:`referee.service.serving.serve`).
 
 The first line on stdout is ``listening on HOST:PORT`` (with the real port when
 ``--address`` asks for port 0), so scripts and tests can start it and read
 where it is. SIGTERM or SIGINT drains: running games get ``--drain-timeout``
 seconds to finish, the rest are aborted and recorded (in ``--record-dir``; without
 it, in memory only, so lost at exit: a note on stderr says so), then the server stops.
+
+``python -m pepper_cli.referee serve ...`` runs it without loading the other command groups (what the arena
+and the tests spawn).
 """
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import logging
 import os
 import secrets
-import signal
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from . import secret
-from .config import Policy, ServerConfig
-from .enforcement import Verdict
+from referee.service.config import Policy, ServerConfig
+from referee.service.enforcement import Verdict
+
+from .common import ControlTokenError, resolve_control_token
 
 app = typer.Typer(help="The gRPC referee (pepper.v1).", no_args_is_help=True, add_completion=False)
 
@@ -114,18 +115,17 @@ def serve(
     log_level: str = typer.Option("warning", help="debug, info, warning or error"),
 ) -> None:
     """Serve the bot and control APIs until SIGTERM/SIGINT."""
+    from referee.service.secret import hide_from_proc
+    from referee.service.serving import serve as serve_until_stopped
+
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from referee.rules import why_pure
     if (why := why_pure()) is not None:
         logging.getLogger("referee").warning("the rules engine runs as pure Python, slower: %s", why)
-    if control_token and control_token_file:
-        raise typer.BadParameter("give the control token once: --control-token (PEPPER_CONTROL_TOKEN) or "
-                                 "--control-token-file", param_hint="--control-token-file")
-    if control_token_file:
-        try:
-            control_token = secret.read_token(control_token_file)
-        except secret.SecretError as e:
-            raise typer.BadParameter(str(e), param_hint="--control-token-file") from None
+    try:
+        control_token = resolve_control_token(control_token, control_token_file) or ""
+    except ControlTokenError as e:
+        raise typer.BadParameter(str(e), param_hint="--control-token-file") from None
     tokens: dict[str, str] = {}
     lines = list(bot or ())
     if bots_file is not None:
@@ -135,8 +135,8 @@ def serve(
         if not sep or not name or not tok:
             raise typer.BadParameter(f"expected NAME=TOKEN, got {spec!r}", param_hint="--bot")
         tokens[name.strip()] = tok.strip()
-    for tok in (control_token, *tokens.values()):  # given on the command line or in the environment: out of /proc
-        secret.hide_from_proc(tok, "PEPPER_CONTROL_TOKEN")
+    for tok in tokens.values():  # given on the command line: out of /proc (resolve_control_token hid the control token)
+        hide_from_proc(tok, "PEPPER_CONTROL_TOKEN")
     generated = not control_token
     token = control_token or secrets.token_urlsafe(24)
     try:
@@ -161,39 +161,7 @@ def serve(
         raise typer.BadParameter(str(e)) from None
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)
-    asyncio.run(_serve(cfg, drain_timeout, generated))
-
-
-GC_THRESHOLDS = (10_000, 10, 10)   # the referee's gc.set_threshold (see _serve)
-
-
-async def _serve(cfg: ServerConfig, drain_timeout: float, generated: bool) -> None:
-    from .server import start
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        srv = await start(cfg)
-    except (OSError, ValueError, RuntimeError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
-    # The cyclic GC: what the server set up at start lives as long as it (frozen: never walked again), and the
-    # young generation is collected every 10,000 container allocations rather than 700 (a decision makes a few
-    # dozen; the game state is mostly untracked tuples, and few cycles form): ~0.3 us of CPU less a decision
-    # (docs/performance.md, "The referee's per-decision path").
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    print(f"listening on {srv.address}", flush=True)
-    if generated:
-        print(f"control token: {cfg.control_token}", file=sys.stderr, flush=True)
-    if not cfg.record_dir:
-        print("note: no --record-dir: results are kept in memory only; games aborted at shutdown (and every other "
-              "result) are lost when the server exits", file=sys.stderr, flush=True)
-    await stop.wait()
-    finished, aborted = await srv.shutdown(drain_timeout)
-    print(f"stopped: {finished} games finished while draining, {aborted} aborted", file=sys.stderr, flush=True)
+    serve_until_stopped(cfg, drain_timeout, show_token=generated)
 
 
 if __name__ == "__main__":
