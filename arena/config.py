@@ -6,8 +6,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.defaults import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
-from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 
 from .ratings import DEFAULT_TAU, Pool
 

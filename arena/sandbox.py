@@ -17,7 +17,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from supervisor.docker_runtime import DEFAULT_IMAGE, NODE_IMAGE, DockerRuntime, Limits, Mount, Sandbox, client, reap
+from supervisor.docker_runtime import (
+    DEFAULT_IMAGE,
+    NODE_IMAGE,
+    SOCKET_IN_CONTAINER,
+    DockerRuntime,
+    Limits,
+    Mount,
+    Sandbox,
+    client,
+    reap,
+)
 
 from .errors import ArenaError
 from .registry import NODE_DIR, ROOT, BotFilesError, default_files
@@ -89,6 +99,10 @@ class BotSandbox:
         self.reaped = reap(self.client)
         self._dir = tempfile.mkdtemp(prefix="pepper-sandbox-")
         self.socket = os.path.join(self._dir, "referee.sock")
+        # What a bot's processes are given (arena.processes.BotProcesses): the referee's address as seen in the
+        # container (its socket, mounted there), and what {python} in its command stands for.
+        self.address = f"unix:{SOCKET_IN_CONTAINER}"
+        self.python = SANDBOX_PYTHON
 
     def image(self, bot: Bot) -> str:
         if bot.image:
