@@ -18,7 +18,7 @@ while a planner runs: the rounds planned after that include them, or leave them 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from . import schedule, stats
 from .context import RunContext
@@ -51,6 +51,7 @@ def adaptive_round(planned: int) -> int:
     return max(ADAPTIVE_ROUND_GAMES, adaptive_lag(planned) // 8)
 
 
+@runtime_checkable
 class Planner(Protocol):
     """The schedule of a run, as the arena's loop asks for it."""
 

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from pepper_proto.v1 import control_pb2
 
@@ -21,6 +21,7 @@ from .ratings import Rater
 from .store import NewGame, Store
 
 
+@runtime_checkable
 class ResultSink(Protocol):
     """What the arena's loop does with a finished game, and with an adaptive round's plan while games play."""
 

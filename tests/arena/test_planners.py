@@ -7,7 +7,8 @@ from arena.context import RunContext
 from arena.errors import UsageError
 from arena.evidence import Sprt
 from arena.match import MatchConfig, SequentialPlanner
-from arena.planners import AdaptivePlanner, FixedPlanner, default_planner
+from arena.planners import AdaptivePlanner, FixedPlanner, Planner, default_planner
+from arena.sinks import CollectingSink, RatedSink, ResultSink
 from arena.store import Store
 from arena.tournament import RunConfig
 
@@ -72,3 +73,11 @@ def test_a_match_is_between_its_two_bots(tmp_path):
     assert _round(planner, ctx, run_id) == {"a", "b"}
     with pytest.raises(UsageError, match="cannot join a match"):
         planner.add_entrant("c")
+
+
+def test_the_planners_and_sinks_are_what_the_arena_asks_for(tmp_path):
+    ctx = _context(tmp_path, ["a", "b"], adaptive=True)
+    match = RunContext(MatchConfig(games=8, bots=["a", "b"], db=ctx.cfg.db), ctx.store)
+    assert all(isinstance(p, Planner) for p in (FixedPlanner(ctx), AdaptivePlanner(ctx), SequentialPlanner(match)))
+    assert isinstance(default_planner(ctx), AdaptivePlanner)
+    assert all(isinstance(s, ResultSink) for s in (RatedSink(ctx), CollectingSink(ctx, [])))
