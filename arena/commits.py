@@ -1,14 +1,13 @@
 """Committing finished games in groups, off the event loop.
 
-The store runs WAL with ``synchronous=FULL``: a commit is a disk sync, a few
-milliseconds, and the tournament loop committing each game as it finished
-spent about a third of its time blocked in them (3.75 ms a game, measured on 2
-cores; no game created, no result collected, no adaptive round planned
-meanwhile). :class:`GroupCommitter` is one writer instead:
+The store runs WAL with ``synchronous=FULL``: a commit is a disk sync, and a
+loop that committed each game as it finished would wait for the disk at every
+game, creating no game, collecting no result and planning no adaptive round
+meanwhile. :class:`GroupCommitter` is one writer instead:
 
 - a game's task queues its result and awaits :meth:`GroupCommitter.commit`,
   which returns once the game's transaction is committed: a game counts as
-  done (progress, adaptive planning, ``Arena._flying``) only then, as before;
+  done (progress, adaptive planning) only then;
 - one writer task takes every result queued so far and commits them in one
   transaction (one disk sync for the group), with whatever the caller's
   ``then`` does inside it (the arena rates the run's stored games in plan
@@ -21,7 +20,7 @@ meanwhile). :class:`GroupCommitter` is one writer instead:
   read of the loop, which would then wait for the disk sync again.
 
 An adaptive round's plan goes through the same thread (:meth:`GroupCommitter.call`):
-committed by the loop, it waited for the disk and for the writer's lock.
+committed by the loop, it would wait for the disk and for the writer's lock.
 
 :meth:`GroupCommitter.close` commits whatever is still queued before it returns
 (the end of a run, an error, an interrupt: nothing finished is lost); a crash

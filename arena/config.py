@@ -6,8 +6,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.defaults import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 from referee.rules import BUILTIN_RULESETS, Ruleset, get_ruleset
-from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 
 from .ratings import DEFAULT_TAU, Pool
 
@@ -28,7 +28,7 @@ class RunConfig:
     concurrency: int | None = None   # games in flight; None: arena.tournament.default_concurrency
     referee: str | None = None        # use this referee instead of starting one
     # Referee processes the arena starts, the games spread over them (docs/arena.md, "Shards"); None:
-    # arena.tournament.default_shards. Not part of the run's key: where a game is played changes nothing of it.
+    # arena.processes.default_shards. Not part of the run's key: where a game is played changes nothing of it.
     shards: int | None = None
     listen: str = "127.0.0.1:0"       # where the arena's own referee listens (remote bots connect here)
     control_token: str | None = None

@@ -4,7 +4,7 @@ The driver (the machine that runs the command) opens the run as the single-machi
 first, see :meth:`arena.tournament.Arena.open_run`), splits the planned games still to play into matches (a
 duplicate block each, ``planned_games.match``) and runs each as a Ray task. A task (:func:`play_match`) plays
 its match with the single-machine tournament loop itself: an :class:`~arena.tournament.Arena` on a scratch store
-that holds just that match's plan, with its own referee and the match's bots as local processes (or in the Docker
+that holds just that match's plan (a fixed planner of that plan, a collecting sink: :func:`_match_arena`), with its own referee and the match's bots as local processes (or in the Docker
 sandbox) on the task's node, and returns the finished games (results, records, each seat's decision timings) and
 the bot crashes it saw. So the crash policy, withdrawals and time controls are the same code on one machine and
 on a thousand.
@@ -40,9 +40,11 @@ from referee.rules import BUILTIN_RULESETS
 
 from .config import RunConfig
 from .errors import ArenaError, UsageError
-from .results import new_game
+from .planners import FixedPlanner
+from .progress import Progress
+from .sinks import CollectingSink
 from .store import Bot, BotKind, NewGame, PlannedGame, Store
-from .tournament import Arena, Progress
+from .tournament import Arena
 
 # Ray's own retries of a match whose worker or node died (system failures), and the driver's resubmissions of a
 # match whose task failed otherwise (an error raised in it, a straggler cancelled): both before the run stops.
@@ -75,43 +77,26 @@ def match_id(run_id: int, match: int) -> str:
 
 
 # ----------------------------------------------------------------------------- on a worker node
-class _MatchArena(Arena):
-    """The tournament loop over a scratch store that holds one match's plan; collects what it stores."""
+def _match_arena(config: RunConfig, store: Store, games: list[PlannedGame], on_progress: Callable[[Progress], None]) -> Arena:
+    """The tournament loop over a scratch store that holds one match's plan: that plan (a fixed planner), its games
+    collected unrated (the driver rates, in the whole run's plan order). A match has only its line-up's bots, so one
+    withdrawn leaves too few to play it: its games are not played (they stay pending) and the driver withdraws the
+    bot from the run, while the other matches play on (``end_when_short`` off)."""
+    plan = [(g.match, g.ruleset, g.players, g.seed, g.seats) for g in games]
+    return Arena(config, store, on_progress, planner=lambda ctx: FixedPlanner(ctx, plan),
+                 sink=lambda ctx: CollectingSink(ctx, [g.idx for g in games]), end_when_short=False)
 
-    def __init__(self, config: RunConfig, store: Store, games: list[PlannedGame], versions: dict[str, int],
-                 on_progress: Callable[[Progress], None]):
-        super().__init__(config, store, on_progress)
-        self.plan = [(g.match, g.ruleset, g.players, g.seed, g.seats) for g in games]
-        self.global_idx = [g.idx for g in games]
-        self.driver_versions = versions
-        self.finished: list[NewGame] = []
 
-    def open_run(self):
-        run_id, bots = super().open_run()
-        # The scratch store registered each bot as version 1 with the driver's digest; another version now means
-        # that this node's files of the bot are not the ones the driver's version stands for.
-        changed = [b.name for b in bots if b.version != 1]
-        if changed:
-            raise ArenaError(f"bot(s) {', '.join(changed)}: their files on {socket.gethostname()} differ from the "
-                             "version the driver registered; give every node the same files (docs/cluster.md)")
-        self.versions = dict(self.driver_versions)
-        return run_id, bots
-
-    async def _store_result(self, run_id, idx, seed, seats, res):
-        await super()._store_result(run_id, idx, seed, seats, res)
-        self.finished.append(new_game(res, self.table, run_id=None, idx=self.global_idx[idx], pool=self.pool,
-                                      ruleset=self.rs.name, seed=seed, seats=seats, versions=self.versions))
-
-    def _rate_in_order(self, run_id, *, past_gaps=False, store=None):
-        pass  # the driver rates, in the whole run's plan order
-
-    def _withdraw(self, name, why, log=None):
-        # A match has only its line-up's bots, so one withdrawn leaves too few to play it: its games are not
-        # played (they stay pending) and the driver withdraws the bot from the run; the other matches play on.
-        try:
-            super()._withdraw(name, why, log)
-        except ArenaError:
-            pass
+def _open_match(arena: Arena, versions: dict[str, int]) -> tuple[int, list[Bot]]:
+    run_id, bots = arena.open_run()
+    # The scratch store registered each bot as version 1 with the driver's digest; another version now means
+    # that this node's files of the bot are not the ones the driver's version stands for.
+    changed = [b.name for b in bots if b.version != 1]
+    if changed:
+        raise ArenaError(f"bot(s) {', '.join(changed)}: their files on {socket.gethostname()} differ from the "
+                         "version the driver registered; give every node the same files (docs/cluster.md)")
+    arena.ctx.versions = dict(versions)
+    return run_id, bots
 
 
 def shipped_files(config: RunConfig) -> dict[str, str]:
@@ -166,12 +151,13 @@ def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], gam
             cfg = dataclasses.replace(config, db=str(Path(tmp) / "match.db"), bots=[b.name for b in bots],
                                       log_dir=str(Path(config.log_dir) / f"match-{matches[0]}"), shards=1)
             _log(cfg, f"started on {node}: matches {', '.join(map(str, matches))}, {len(games)} game(s)")
-            arena = _MatchArena(cfg, store, games, versions,
-                                on_progress=lambda p: first.append(time.monotonic()) if not first else None)
-            _run_id, progress = asyncio.run(arena.run())
-            crashes = [(c.bot, c.exit_code, c.games_replayed) for p in arena._launched.values() for c in p.crashes]
-            _log(cfg, f"finished on {node}: {len(arena.finished)} game(s) in {time.monotonic() - t0:.1f}s")
-            return MatchResult(matches, arena.finished, crashes, dict(arena._withdrawn), node, time.monotonic() - t0,
+            arena = _match_arena(cfg, store, games, lambda p: first.append(time.monotonic()) if not first else None)
+            run_id, match_bots = _open_match(arena, versions)
+            asyncio.run(arena.play(run_id, match_bots))
+            finished = arena.sink.finished  # type: ignore[attr-defined]
+            crashes = [(c.bot, c.exit_code, c.games_replayed) for p in arena.fleet.launched.values() for c in p.crashes]
+            _log(cfg, f"finished on {node}: {len(finished)} game(s) in {time.monotonic() - t0:.1f}s")
+            return MatchResult(matches, finished, crashes, dict(arena.fleet.withdrawn), node, time.monotonic() - t0,
                                (first[0] if first else time.monotonic()) - t0)
         finally:
             store.close()
@@ -201,7 +187,7 @@ def _connect(ray, address: str, runtime_env: dict | None) -> bool:
 def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats: list[str]) -> int:
     """What a match needs: a CPU per process of each of its bots (as many as it takes seats, at least its
     ``processes``) and one for its referee."""
-    need = arena._connections_needed(names)
+    need = arena.fleet.connections_needed(names)
     return 1 + sum(max(1, bots[n].processes, need[n]) for n in set(seats))
 
 
@@ -241,12 +227,12 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
         remote_play = ray.remote(play_match)
         progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
                           match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None), root)
-        arena._rate_in_order(run_id, past_gaps=True)
+        arena.sink.rate(run_id, past_gaps=True)
         pending = store.pending(run_id)
         if not pending:
             store.finish_run(run_id)
-        if arena._withdrawn:
-            progress.withdrawn = sorted(arena._withdrawn)
+        if arena.fleet.withdrawn:
+            progress.withdrawn = sorted(arena.fleet.withdrawn)
             progress.not_played = len(pending)
         on_progress(progress)
         return run_id, progress
@@ -265,12 +251,10 @@ class _Task:
     ids: list[str] = field(default_factory=list)
 
 
-def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None) -> Progress:
-    total = store.planned_count(run_id)
-    done = store.game_ids(run_id).count
-    progress = Progress(total=total, done=done, resumed=done, faults=store.run_faults(run_id))
-    arena._rate_in_order(run_id)  # games a killed driver committed and did not get to rate
+def _tasks(ray, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+           matches_per_task: int) -> deque[_Task]:
+    """The run's matches with games pending, ``matches_per_task`` to a task, each asking for the CPUs its largest
+    match needs (at most a node's)."""
     by_match: dict[int, list[PlannedGame]] = {}
     for g in store.pending(run_id):
         by_match.setdefault(g.match, []).append(g)
@@ -281,6 +265,34 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         games = [g for m in matches[k:k + matches_per_task] for g in by_match[m]]
         cpus = max(_cpus_per_match(arena, bots, names, g.seats) for g in games)
         queue.append(_Task(games, min(cpus, int(largest)), ids=[match_id(run_id, m) for m in matches[k:k + matches_per_task]]))
+    return queue
+
+
+def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]) -> list[MatchResult]:
+    """The results of the ``ready`` tasks (taken out of ``flying``); a task that failed is handed to ``again``."""
+    back: list[MatchResult] = []
+    for ref in ready:
+        task = flying.pop(ref)
+        try:
+            res: MatchResult = ray.get(ref)
+        except ray.exceptions.RayTaskError as e:   # raised in the task: the message is the arena's
+            again(task, f"failed: {e.cause if getattr(e, 'cause', None) else e}")
+            continue
+        except ray.exceptions.RayError as e:        # its worker or node lost past Ray's retries, cancelled
+            again(task, f"lost ({type(e).__name__})")
+            continue
+        res.round_trip_s = time.monotonic() - task.submitted
+        back.append(res)
+    return back
+
+
+def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None) -> Progress:
+    total = store.planned_count(run_id)
+    done = store.game_ids(run_id).count
+    progress = Progress(total=total, done=done, resumed=done, faults=store.run_faults(run_id))
+    arena.sink.rate(run_id)  # games a killed driver committed and did not get to rate
+    queue = _tasks(ray, arena, store, run_id, bots, names, matches_per_task)
     versions = dict(arena.versions or {})
     files = shipped_files(arena.cfg)
     flying: dict = {}   # ObjectRef -> _Task
@@ -308,27 +320,14 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         cpus = ray.cluster_resources().get("CPU", 1)
         while queue and len(flying) < max(1, int(cpus // max(1, queue[0].cpus))) + 2:
             task = queue.popleft()
-            if arena._withdrawn.keys() & {s for g in task.games for s in g.seats}:
+            if arena.fleet.withdrawn.keys() & {s for g in task.games for s in g.seats}:
                 continue  # not played: stays pending
             submit(task)
         progress.in_flight = sum(len(t.games) for t in flying.values())
         ready, rest = ray.wait(list(flying), num_returns=1, timeout=POLL_S)
         if ready and rest:  # and every other match that has come back: committed together, one transaction
             ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
-        back: list[MatchResult] = []
-        for ref in ready:
-            task = flying.pop(ref)
-            try:
-                res: MatchResult = ray.get(ref)
-            except ray.exceptions.RayTaskError as e:   # raised in the task: the message is the arena's
-                again(task, f"failed: {e.cause if getattr(e, 'cause', None) else e}")
-                continue
-            except ray.exceptions.RayError as e:        # its worker or node lost past Ray's retries, cancelled
-                again(task, f"lost ({type(e).__name__})")
-                continue
-            res.round_trip_s = time.monotonic() - task.submitted
-            back.append(res)
-        if back:
+        if back := _collect(ray, flying, ready, again):
             commit(arena, store, run_id, back, progress, committed, notify)
             for res in back:
                 on_match(res)
@@ -360,7 +359,7 @@ def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], pro
                            for g in games for s in g.seats)
     for res in back:
         _after(arena, store, run_id, res, progress, notify)
-    arena._rate_in_order(run_id)
+    arena.sink.rate(run_id)
 
 
 def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: Progress, notify) -> None:
@@ -370,8 +369,8 @@ def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: 
         progress.crashes += 1
         progress.replayed += replayed
     for bot, why in res.withdrawn.items():
-        if bot not in arena._withdrawn:
-            arena._withdrawn[bot] = why
+        if bot not in arena.fleet.withdrawn:
+            arena.fleet.withdrawn[bot] = why
             notify(f"bot {bot!r} {why} (on {res.node}): it is withdrawn from this run; its matches not begun are not "
                    "played (run the same command again once it is fixed)")
 

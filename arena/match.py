@@ -1,7 +1,7 @@
 """A match between two bots: duplicate blocks until a sequential test decides (``pepper arena match A B``).
 
-A match is a run of the tournament machinery (:class:`arena.tournament.Arena`) with two bots, planned a
-round of blocks at a time like an adaptive run, and stored like any run (so it resumes: the same command
+A match is a run of the tournament machinery (:class:`arena.tournament.Arena`) with two bots and a planner of
+its own (:class:`SequentialPlanner`), planned a round of blocks at a time like an adaptive run, and stored like any run (so it resumes: the same command
 plays on where it stopped, and a decided match just prints its result). After each stored game the
 complete blocks are fed, in plan order, to a generalized SPRT (:class:`arena.evidence.Sequential`); the
 first block whose LLR reaches a bound decides, and no further block is planned. Games already in flight
@@ -16,9 +16,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from . import schedule
+from .config import RunConfig
+from .context import RunContext
+from .errors import UsageError
 from .evidence import Block, HeadToHead, Sequential, Sprt, head_to_head
+from .planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 from .store import Store
-from .tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Arena, Progress, RunConfig
+from .tournament import Arena
 
 # Games planned per round (whole blocks): enough to keep the bots busy, few enough that little is played past
 # the deciding block.
@@ -56,24 +60,50 @@ class MatchStatus:
         return {"H1": EXIT_H1, "H0": EXIT_H0}.get(self.verdict, EXIT_UNDECIDED)
 
 
-class Match(Arena):
-    """The arena, planning blocks of A against B until the SPRT decides or ``games`` are planned."""
+class SequentialPlanner:
+    """Blocks of A against B, a round at a time, until the SPRT over the complete blocks in plan order decides or
+    ``games`` are planned. Its entrants are A and B: neither may leave (a match cannot go on without one) nor may
+    another join."""
 
-    def __init__(self, config: MatchConfig, store: Store, on_progress: Callable[[Progress], None] | None = None,
-                 notify: Callable[[str], None] | None = None, on_block: Callable[[MatchStatus], None] | None = None):
-        super().__init__(config, store, on_progress, notify)
-        self.a, self.b = config.bots
+    def __init__(self, ctx: RunContext, on_block: Callable[[MatchStatus], None] | None = None):
+        self.ctx = ctx
+        self.cfg: MatchConfig = ctx.cfg  # type: ignore[assignment]
+        self._entrants: list[str] = []
+        self.a, self.b = self.cfg.bots
         self.on_block = on_block or (lambda st: None)
-        self.seq = Sequential(config.sprt)
+        self.seq = Sequential(self.cfg.sprt)
         self.blocks: list[Block] = []
         self.next_match = 0
-        self.run_id: int | None = None
+
+    @property
+    def entrants(self) -> list[str]:
+        return list(self._entrants)
+
+    def begin(self, names: list[str]) -> schedule.Plan:
+        self._entrants = list(names)
+        return []
+
+    def add_entrant(self, name: str) -> None:
+        raise UsageError(f"bot {name!r} cannot join a match: it is between {self.a} and {self.b}")
+
+    def remove_entrant(self, name: str) -> None:
+        if name in self._entrants:   # the fleet then ends the match: a game needs both
+            self._entrants.remove(name)
+
+    def total(self, run_id: int) -> int:
+        return self.cfg.games
+
+    def to_play(self, run_id: int) -> int:
+        return self.cfg.games - self.ctx.store.game_ids(run_id).count
+
+    def finished(self, run_id: int) -> bool:
+        return self.ctx.store.planned_count(run_id) >= self.cfg.games
 
     def status(self, run_id: int) -> MatchStatus:
         """Feed the test the complete blocks that follow the ones it has seen, in plan order (stopping at the first
         block not complete yet), and say where the match stands."""
-        rows = {r.match: r for r in self.store.blocks(self.pool, run_id, self.next_match)
-                if r.bot == self.a and r.opponent == self.b}
+        store, pool = self.ctx.store, self.ctx.pool
+        rows = {r.match: r for r in store.blocks(pool, run_id, self.next_match) if r.bot == self.a and r.opponent == self.b}
         fed = False
         while self.seq.verdict is None and (r := rows.get(self.next_match)) is not None and r.complete:
             self.blocks.append(Block(r.games, r.score, r.score_sq, r.margin, r.margin_sq))
@@ -81,41 +111,42 @@ class Match(Arena):
             self.next_match += 1
             fed = True
         st = MatchStatus(self.cfg.sprt, self.seq.verdict, self.seq.llr, len(self.blocks),
-                         sum(k.games for k in self.blocks), self.store.game_ids(run_id).count,
+                         sum(k.games for k in self.blocks), store.game_ids(run_id).count,
                          head_to_head(self.a, self.b, self.blocks))
         if fed:
             self.on_block(st)
         return st
 
-    def decided(self, run_id: int) -> bool:
-        return self.status(run_id).verdict is not None
+    def more(self, run_id: int, planned: int) -> bool:
+        return planned < self.cfg.games and self.status(run_id).verdict is None
 
-    async def _store_result(self, run_id, idx, seed, seats, res) -> None:
-        await super()._store_result(run_id, idx, seed, seats, res)
+    def stored(self, run_id: int) -> None:
         self.status(run_id)
 
-    def _adaptive_basis(self, run_id: int) -> int:
-        return 0  # its rounds are not chosen on ratings: nothing to wait for
-
-    def _adaptive_window(self, planned: int) -> tuple[int, int]:
+    def window(self, planned: int) -> tuple[int, int]:
         # The next round planned once no more than 64 games are in flight, as in an adaptive run's start, whatever
         # the match's length: a window growing with it would only play more games past the SPRT's verdict.
         return ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 
-    def _next_adaptive(self, names: list[str], run_id: int) -> int:
-        """Plan the next round: whole blocks of the line-ups of A and B, in turn, on fresh decks."""
-        ups = schedule.lineups(names, self.rs, self.players, "mirrored")
-        mirrored = self.table.teams < self.players
+    def basis(self, planned: int) -> int:
+        return 0  # its rounds are not chosen on ratings: nothing to wait for
+
+    def stop_reason(self, run_id: int) -> str | None:
+        return None
+
+    def next_round(self, run_id: int) -> schedule.Plan:
+        """Whole blocks of the line-ups of A and B, in turn, on fresh decks."""
+        ctx, names = self.ctx, self.entrants
+        ups = schedule.lineups(names, ctx.rs, ctx.players, "mirrored")
+        mirrored = ctx.table.teams < ctx.players
         per_block = len(schedule.rotations(ups[0], mirrored))
-        planned = self.store.planned(run_id)
+        planned = ctx.store.planned(run_id)
         left = -(-max(1, self.cfg.games - len(planned)) // per_block)
         blocks = min(left, max(1, ROUND_GAMES // per_block))
         first = max((g.match for g in planned), default=-1) + 1
         order = [ups[(first + k) % len(ups)] for k in range(len(ups))]
-        more = schedule.plan(names, self.rs, self.players, blocks * per_block, self.cfg.seed, mode="mirrored",
+        return schedule.plan(names, ctx.rs, ctx.players, blocks * per_block, self.cfg.seed, mode="mirrored",
                              first_match=first, lineup_order=order)
-        self._append_plan(run_id, more)
-        return blocks
 
 
 def play(config: MatchConfig, on_progress=None, notify=None, on_block=None) -> MatchStatus:
@@ -123,17 +154,18 @@ def play(config: MatchConfig, on_progress=None, notify=None, on_block=None) -> M
     already decided, or out of games, plays nothing more. Returns its status."""
     store = Store(config.db)
     try:
-        m = Match(config, store, on_progress, notify, on_block)
-        bots = m.check()
+        arena = Arena(config, store, on_progress, notify, planner=lambda ctx: SequentialPlanner(ctx, on_block))
+        planner: SequentialPlanner = arena.planner  # type: ignore[assignment]
+        bots = arena.check()
         run_id, _ = store.find_or_create_run(config.run_key([b.name for b in bots]), [])
-        st = m.status(run_id)
+        st = planner.status(run_id)
         out_of_games = store.planned_count(run_id) >= config.games and not store.pending(run_id)
         if st.verdict is None and not out_of_games:
-            asyncio.run(m.run())
-            st = m.status(run_id)
+            asyncio.run(arena.run())
+            st = planner.status(run_id)
         return st
     finally:
         store.close()
 
 
-__all__ = ["EXIT_H0", "EXIT_H1", "EXIT_UNDECIDED", "Match", "MatchConfig", "MatchStatus", "ROUND_GAMES", "play"]
+__all__ = ["EXIT_H0", "EXIT_H1", "EXIT_UNDECIDED", "MatchConfig", "MatchStatus", "ROUND_GAMES", "SequentialPlanner", "play"]

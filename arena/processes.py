@@ -1,6 +1,6 @@
 """The arena's processes, on :mod:`supervisor`: a referee on a free loopback port (one per shard, see
 ``--shards`` in docs/arena.md), and each command bot's processes on every shard (restarted when they die) with
-PEPPER_REFEREE, PEPPER_TOKEN and PEPPER_BOT_NAME set.
+PEPPER_REFEREE and PEPPER_BOT_NAME set and the token on a pipe (PEPPER_TOKEN_FD).
 
 The control token reaches the referee through its stdin (a pipe it reads at start), never its environment or
 argv, which any process of the same user can read in /proc. A bot's environment is an allowlist
@@ -16,13 +16,47 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from pepper_proto.v1 import control_pb2_grpc
+
 from supervisor import Handle, ProcessSpec, Runtime, StartError, Supervisor, inherited_env, stop_all
-from supervisor.docker_runtime import SOCKET_IN_CONTAINER
 
 from .errors import ArenaError
 from .registry import expand
-from .sandbox import SANDBOX_PYTHON, BotSandbox
 from .store import Bot
+
+# The default --shards (see default_shards): a referee per CORES_PER_SHARD cores, up to MAX_DEFAULT_SHARDS, for a run
+# with at least SHARD_MIN_GAMES games to play; fewer finish in seconds, where starting more processes costs as much as
+# it saves. A shard's referee uses one core and its bots most of another even when they are cheap, and each shard
+# makes smaller batches of decisions, so a shard pays only with cores to spare (docs/performance.md, "Referee shards").
+CORES_PER_SHARD = 2
+MAX_DEFAULT_SHARDS = 4
+SHARD_MIN_GAMES = 500
+
+
+def default_shards(pending: int, cpus: int | None = None) -> int:
+    """Referee shards when --shards is not given: one per CORES_PER_SHARD cores (at most MAX_DEFAULT_SHARDS) for
+    ``pending`` games to play of at least SHARD_MIN_GAMES, else 1 (so 1 on 2 cores). One referee process runs on
+    one core, and with cheap bots it is the limit once there are cores to spare beside it and its bots."""
+    if pending < SHARD_MIN_GAMES:
+        return 1
+    return max(1, min(MAX_DEFAULT_SHARDS, (cpus or os.cpu_count() or 1) // CORES_PER_SHARD))
+
+
+def any_port(address: str) -> str:
+    """``address``'s host with port 0 (a free port): where the shards after the first listen."""
+    return f"{address.rsplit(':', 1)[0]}:0"
+
+
+@dataclass(eq=False)
+class Shard:
+    """One referee of the run (``--shards``), and the games in flight on it; the fleet sends each game to the shard
+    with the fewest in flight."""
+
+    index: int
+    address: str
+    stub: control_pb2_grpc.ControlServiceStub
+    in_flight: int = 0
+    created: int = 0       # games created on it in this session (replays too)
 
 
 class BotStartError(ArenaError):
@@ -108,20 +142,18 @@ class BotProcesses:
     RESTART_BUDGET = 8
 
     def __init__(self, bot: Bot, addresses: str | Sequence[str], token: str, log_dir: Path, extra_env: dict,
-                 at_least: int = 1, runtime: Runtime | None = None, sandbox: BotSandbox | None = None):
+                 at_least: int = 1, runtime: Runtime | None = None, python: str | None = None):
+        """``runtime`` starts the processes (None: local subprocesses), and ``python`` is what ``{python}`` in the
+        bot's command stands for there (None: this interpreter); a container's runtime comes with its own, and the
+        referee's address as seen from inside it (see :class:`arena.sandbox.BotSandbox`)."""
         self.bot = bot
         self.log_path = log_dir / f"bot-{bot.name}.log"
         self.connected_once = False            # set by the arena once the referee lists a connection of the bot
         self.crashes: list[Crash] = []         # its processes' deaths in this run, oldest first
         self.stopped = False                   # stopped by the arena: its processes' deaths are not crashes
         addresses = [addresses] if isinstance(addresses, str) else list(addresses)
-        command = expand(bot.command or "")
-        if sandbox is not None:  # in its own container: the referee through the socket mounted there
-            if len(addresses) != 1:
-                raise ArenaError("--sandbox docker runs one referee shard (its Unix socket): use --shards 1")
-            addresses, command = [f"unix:{SOCKET_IN_CONTAINER}"], expand(bot.command or "", SANDBOX_PYTHON)
-            runtime = sandbox.runtime(bot)
-        slots = max(1, -(-bot.processes // len(addresses)), at_least)
+        command = expand(bot.command or "", python)
+        slots = self.slots_per_shard(bot, len(addresses), at_least)
         self.sups: list[Supervisor] = []       # per shard
         try:
             for address in addresses:
@@ -137,6 +169,12 @@ class BotProcesses:
             raise
         # Per shard and slot: the process last found dead (each counted once).
         self._dead: list[list[Handle | None]] = [[None] * slots for _ in self.sups]
+
+    @staticmethod
+    def slots_per_shard(bot: Bot, shards: int, at_least: int = 1) -> int:
+        """The processes ``bot`` gets on each of ``shards`` referee shards: its registered ``processes`` shared out,
+        at least ``at_least`` (the seats it takes in one game)."""
+        return max(1, -(-bot.processes // shards), at_least)
 
     @property
     def slots(self) -> int:

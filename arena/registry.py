@@ -65,11 +65,6 @@ def node_missing(node_dir: Path | None = None) -> str | None:
     return None
 
 
-def node_command(node_dir: Path | None = None) -> str | None:
-    """The Node bot's command, or None when it cannot run here (see :func:`node_missing`)."""
-    return None if node_missing(node_dir) else "node ."
-
-
 def ensure_sample_bots(store: Store, note=print) -> None:
     """Register the sample bots the first time a database is used."""
     if store.flag(SAMPLES_REGISTERED):

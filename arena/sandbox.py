@@ -20,6 +20,7 @@ from pathlib import Path
 from supervisor.docker_runtime import (
     DEFAULT_IMAGE,
     NODE_IMAGE,
+    SOCKET_IN_CONTAINER,
     DockerRuntime,
     Limits,
     Mount,
@@ -113,6 +114,10 @@ class BotSandbox:
         start_watchdog()   # removes this run's containers and folders if it dies
         self._dir = tempfile.mkdtemp(prefix=os.path.basename(folder_prefix(owner_id())))
         self.socket = os.path.join(self._dir, "referee.sock")
+        # What a bot's processes are given (arena.processes.BotProcesses): the referee's address as seen in the
+        # container (its socket, mounted there), and what {python} in its command stands for.
+        self.address = f"unix:{SOCKET_IN_CONTAINER}"
+        self.python = SANDBOX_PYTHON
 
     def image(self, bot: Bot) -> str:
         if bot.image:

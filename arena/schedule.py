@@ -148,18 +148,6 @@ def match_seed(run_seed: int, match: int) -> int:
     return random.Random(f"{run_seed}/{match}").randrange(1 << 31)
 
 
-def apportion(items: list, weights: list[float], n: int) -> list:
-    """``n`` picks shared among ``items`` in proportion to ``weights`` (D'Hondt: each pick goes to the
-    highest weight / (picks so far + 1)), interleaved; equal weights give a round robin."""
-    counts = [0] * len(items)
-    out = []
-    for _ in range(n):
-        i = max(range(len(items)), key=lambda k: (weights[k] / (counts[k] + 1), -k))
-        counts[i] += 1
-        out.append(items[i])
-    return out
-
-
 def plan(bots: list[str], ruleset: str | Ruleset, players: int, games: int, seed: int, *, mode: str = "mirrored",
          duplicate: bool = True, first_match: int = 0, lineup_order: list[list[str]] | None = None,
          played: Counter | None = None, deal_seeds: list[int | None] | None = None) -> Plan:
@@ -215,12 +203,6 @@ def order_doubt(ratings: dict, a: str, b: str, default) -> float:
     return 0.5 * math.erfc(abs(ra.mu - rb.mu) / spread / math.sqrt(2))
 
 
-def lineup_doubt(ratings: dict, seats: list[str], table, default) -> float:
-    """A line-up's score for adaptive rounds: the mean :func:`order_doubt` of the pairs it sets against each other."""
-    pairs = opposed_pairs(seats, table)
-    return sum(order_doubt(ratings, a, b, default) for a, b in pairs) / len(pairs) if pairs else 0.0
-
-
 def table_doubt(ratings: dict, names: list[str], default) -> dict[tuple[str, str], float]:
     """The pairs of bots next to each other in the table (ordered, as the table is, by conservative rating, mu - 3
     sigma; bots level with each other are all next to each other, so on equal ratings every pair is), each with the
@@ -262,7 +244,8 @@ def adaptive_order(scores: list[float], counts: list[int], matches: int, floor: 
 
     ``counts``: each line-up's matches so far in the run. First every line-up below its floor (``floor`` times
     an even share of the run's matches once this round is played) gets matches up to it, the furthest below
-    first; the rest are shared in proportion to ``scores`` (D'Hondt within the round, see :func:`apportion`), among
+    first; the rest are shared in proportion to ``scores`` (D'Hondt within the round: each pick goes to the highest
+    score / (picks so far + 1)), among
     the line-ups whose bots (``members``, each line-up's) all have at most ``slack`` matches more than the least-played
     bot (``bot_counts``: matches so far per bot; the round's picks count as they are made), or where there is none
     such, among the line-ups of the least-played bot. Ties go to the line-up

@@ -93,7 +93,8 @@ def throughput(games: int, concurrency: int, processes: int, play_forced: bool =
         run_id, prog = asyncio.run(Arena(cfg, st).run())
         dt = time.perf_counter() - t0
         cpu = _cpu_s() - cpu0
-        decisions = st.run_decisions(run_id)
+        decisions = sum(s.decisions for gid in st.latest_game_ids(run_id, limit=1 << 30)   # over every seat
+                        for s in st.game(gid).seats)
         st.close()
     return {"games": prog.done, "seconds": dt, "games_per_second": prog.done / dt,
             "decisions_per_second": decisions / dt, "shards": shards, "cpu_us_per_decision": 1e6 * cpu / max(1, decisions)}

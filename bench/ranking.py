@@ -22,7 +22,7 @@ deck every game, no duplicate deals), the games until the table's order is
 exactly right in at least 80% of ``--seeds`` runs (and stays so at every later
 checkpoint), the CPU seconds this process took to play them, and both as a
 ratio to the naive baseline's. The adaptive mode plans as the arena does: rounds
-of arena.tournament.adaptive_round games, each on the ratings after all but the last
+of arena.planners.adaptive_round games, each on the ratings after all but the last
 adaptive_lag planned games (both grow with the run) (those the arena may still have in flight).
 
 ``--wallclock RUNS`` replaces the CPU seconds by wall-clock ones that are
@@ -84,17 +84,27 @@ elif str(Path(__file__).resolve().parent.parent) not in sys.path:   # imported f
     sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from arena import schedule  # noqa: E402
-from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
 
-# The adaptive scheduler's constants (arena/tournament.py): a round's games, the lag of the ratings it is chosen on
-# (in games), and the weight of the old score's uncertainty bonus.
-from arena.tournament import UNCERTAINTY_WEIGHT, adaptive_lag, adaptive_round  # noqa: E402
+# The adaptive planner's rule (arena/planners.py): a round's games, and the lag of the ratings it is chosen on (in games).
+from arena.planners import adaptive_lag, adaptive_round  # noqa: E402
+from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
 from bench import results  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
 from sample_bots.mixed import Mixed  # noqa: E402
 
 RATES = (0.0, 0.2, 0.4, 0.6, 0.8)
+# The scores the arena's adaptive rounds used before its table's adjacent pairs, kept here to compare them: TrueSkill
+# match quality plus this weight of the line-up's sigmas ("quality"), and every opposed pair's order doubt ("doubt").
+UNCERTAINTY_WEIGHT = 0.05
+
+
+def lineup_doubt(ratings: dict, seats: list[str], table, default) -> float:
+    """The "doubt" score of a line-up: the mean :func:`arena.schedule.order_doubt` of the pairs it sets against each
+    other."""
+    pairs = schedule.opposed_pairs(seats, table)
+    return sum(schedule.order_doubt(ratings, a, b, default) for a, b in pairs) / len(pairs) if pairs else 0.0
+
 CHECK_EVERY = 20  # games between checkpoints of the order
 
 
@@ -163,7 +173,7 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         lag: int | None = None, slack: int | None = schedule.ADAPTIVE_SLACK):
     """Play and rate ``games`` games of ``mode``. Returns (final ratings, [(games, order right?)] at each
     checkpoint, CPU seconds spent playing). Adaptive: ``lag`` and ``round_games`` fixed, or (None) the arena's,
-    :func:`arena.tournament.adaptive_lag` and :func:`~arena.tournament.adaptive_round` of the games planned."""
+    :func:`arena.planners.adaptive_lag` and :func:`~arena.planners.adaptive_round` of the games planned."""
     bots = sorted(rates)
     want = right_order(rates)
     ratings: dict[str, Rating] = {}
@@ -192,7 +202,7 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         for deck, seats in planned(mode, bots, rs, games, seed):
             one(deck, seats)
         return ratings, marks, cpu
-    # Adaptive: the arena's rule (Arena._next_adaptive, Arena._adaptive_basis): each round is planned on the ratings
+    # Adaptive: the arena's rule (AdaptivePlanner.next_round and .basis): each round is planned on the ratings
     # after the games planned up to ``lag`` games before it, in plan order (those after may still be in flight).
     ups = schedule.lineups(bots, rs, 4, "mirrored")
     members = [sorted(set(u)) for u in ups]
@@ -209,8 +219,8 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
             values = [rater.quality(basis, entries(rs, u)) + uncertainty_weight
                       * sum(basis[b].sigma if b in basis else DEFAULT_SIGMA for b in set(u)) for u in ups]
         elif score == "doubt":  # every opposed pair's order doubt (the score before the table's adjacent pairs)
-            values = [schedule.lineup_doubt(basis, u, table, Rating()) for u in ups]
-        else:  # the arena's (Arena.lineup_scores)
+            values = [lineup_doubt(basis, u, table, Rating()) for u in ups]
+        else:  # the arena's (AdaptivePlanner.lineup_scores)
             doubt = schedule.table_doubt(basis, bots, Rating())
             values = [schedule.lineup_table_doubt(doubt, u, table) for u in ups]
         order = schedule.adaptive_order(values, counts, max(1, rnd // 2), floor,

@@ -53,7 +53,8 @@ def one_run(sandbox: str, games: int, bots: list[str]) -> dict:
         wall = time.perf_counter() - t0
         play = games / prog.rate()   # from the bots' connections to the last game (Progress.started)
         st = Store(str(db))
-        decisions = st.run_decisions(run_id)
+        decisions = sum(s.decisions for gid in st.latest_game_ids(run_id, limit=1 << 30)   # over every seat
+                        for s in st.game(gid).seats)
         st.close()
     if prog.done != games or prog.faults:
         raise SystemExit(f"the {sandbox} run played {prog.done}/{games} games with {prog.faults} faults")

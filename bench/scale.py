@@ -94,6 +94,7 @@ def commit_rate(tmp: Path, source_db: Path, games: int, per_tx: int) -> float:
     """Games/s the driver commits and rates in plan order (distributed.commit: the driver's own code), ``per_tx``
     matches of 2 games per transaction, with the real games of the baseline run as the payload (their records,
     seats and timings)."""
+    from arena.planners import FixedPlanner
     from arena.store import NewGame
 
     src = Store(source_db, read_only=True)
@@ -101,9 +102,9 @@ def commit_rate(tmp: Path, source_db: Path, games: int, per_tx: int) -> float:
     src.close()
     cfg = _config(tmp, f"commit-{per_tx}", games)
     st = Store(cfg.db)
-    arena = tournament.Arena(cfg, st)
-    arena.plan = [(i // 2, sample[i % 2][0].ruleset, 2, sample[i % 2][0].seed, [s.bot for s in sample[i % 2][0].seats])
-                  for i in range(games)]
+    plan = [(i // 2, sample[i % 2][0].ruleset, 2, sample[i % 2][0].seed, [s.bot for s in sample[i % 2][0].seats])
+            for i in range(games)]
+    arena = tournament.Arena(cfg, st, planner=lambda ctx: FixedPlanner(ctx, plan))
     run_id, _bots = arena.open_run()
     matches = [distributed.MatchResult([m], [NewGame(None, 2 * m + k, g.pool, g.ruleset, g.players, g.seed, g.status,
                                                      g.duration, g.seats, rec, (0, 1)) for k, (g, rec) in enumerate(sample)],

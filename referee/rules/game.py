@@ -740,8 +740,6 @@ class Game:
         ``verify`` and the outcome differs)."""
         return replay_record(cls, rec, verify=verify)
 
-    replay = from_record
-
     def copy(self) -> Game:
         """An independent copy (for search bots): containers copied, immutable values shared.
 

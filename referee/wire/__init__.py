@@ -18,6 +18,8 @@ _prefer_sources(__path__[0])   # PEPPER_PURE=1: the .py files
 from pepper_proto import PROTOCOL_VERSION
 from pepper_proto.v1 import bot_pb2, control_pb2, game_pb2
 
+from referee.defaults import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
+
 from . import codec, messages
 from .codec import (
     ITEM_EVENT,
@@ -46,7 +48,7 @@ from .convert import (
     ruleset_info,
     view_to_proto,
 )
-from .messages import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS, fallback_name
+from .messages import fallback_name
 
 #: Whether the compiled encoder is loaded (setup.py's COMPILED_MODULES built and imported), not its .py source.
 COMPILED: bool = _is_compiled(codec)

@@ -48,12 +48,6 @@ QUOTE_LIMIT = 64
 NOTICE_MESSAGE_LIMIT = 1024
 
 
-#: The default time controls, defined once: the referee's Policy, the conformance checker's and the arena's
-#: options all read these (here in the protocol layer because the arena may not import referee.service).
-DEFAULT_DEADLINE_MS = 2000          # per decision
-DEFAULT_TIME_BANK_MS = 10_000       # per seat per game, drawn when a decision overruns its deadline
-
-
 def fallback_name(value: int) -> str:
     """``STRATEGY_FALLBACK_RAISED`` -> ``"raised"`` (an unknown value from a newer bot: its number)."""
     return _FALLBACK_WORD.get(value, str(value))

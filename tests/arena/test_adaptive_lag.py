@@ -5,18 +5,12 @@ it plans, and the plan is the same whatever order the games finish in. Real SQLi
 import random
 
 import pytest
+from stored import record_rated
 
+from arena.planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_LAG_MAX, ADAPTIVE_ROUND_GAMES, adaptive_lag, adaptive_round
 from arena.schedule import ADAPTIVE_SLACK
 from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
-from arena.tournament import (
-    ADAPTIVE_LAG_GAMES,
-    ADAPTIVE_LAG_MAX,
-    ADAPTIVE_ROUND_GAMES,
-    Arena,
-    RunConfig,
-    adaptive_lag,
-    adaptive_round,
-)
+from arena.tournament import Arena, RunConfig
 
 BOTS = ["strong", "twin", "weak"]
 
@@ -27,7 +21,7 @@ def _result(arena: Arena, run_id: int, idx: int, seed: int, seats: list[str]) ->
     top = max(beats[seats[0]], beats[seats[1]])
     won = [beats[b] == top for b in seats]
     out = tuple(Seat(s, b, SeatStatus.OK, Faults(), 42 if won[s] else 10, won[s]) for s, b in enumerate(seats))
-    return NewGame(run_id, idx, arena.pool, arena.rs.name, 4, seed, GameStatus.COMPLETED, 0.1, out,
+    return NewGame(run_id, idx, arena.ctx.pool, arena.ctx.rs.name, 4, seed, GameStatus.COMPLETED, 0.1, out,
                    {"format": "pepper-game/1"}, team_of=(0, 1, 0, 1))
 
 
@@ -37,7 +31,7 @@ def _arena(tmp_path, name: str) -> tuple[Arena, Store, int]:
         st.add_bot(b, "command", command="x")
     cfg = RunConfig(games=1000, adaptive=True, bots=BOTS, seed=5, db=str(tmp_path / f"{name}.db"))
     arena = Arena(cfg, st)
-    arena._entrants = BOTS
+    arena.planner.begin(BOTS)
     run_id, _ = st.find_or_create_run(cfg.run_key(BOTS), [])
     return arena, st, run_id
 
@@ -47,13 +41,13 @@ def _play_rounds(arena: Arena, st: Store, run_id: int, games: int, finish) -> li
     (at least every game before the basis, the arena waits for those), then rate in plan order."""
     stored: set[int] = set()
     while len(planned := st.planned(run_id)) < games:
-        basis = arena._adaptive_basis(run_id)
+        basis = arena.planner.basis(len(arena.ctx.planned(run_id)))
         assert basis == max(0, len(planned) - adaptive_lag(len(planned)))
         for g in finish([g for g in planned if g.idx not in stored], basis):
-            st.record_game(_result(arena, run_id, g.idx, g.seed, g.seats), lambda current: {})
+            record_rated(st, _result(arena, run_id, g.idx, g.seed, g.seats), lambda current: {})
             stored.add(g.idx)
-        arena._rate_in_order(run_id)
-        arena._next_adaptive(BOTS, run_id)
+        arena.sink.rate(run_id)
+        st.append_plan(run_id, arena.planner.next_round(run_id))
     return [(g.seed, g.seats) for g in st.planned(run_id)]
 
 

@@ -3,10 +3,12 @@ round reads only the plan rows added since the last round, not the whole plan (w
 with the run), and the arena reports the mean games in flight over time, which a waiting adaptive run keeps below its
 most. Real SQLite, synthetic results (no referee), as in test_adaptive_lag."""
 
+from stored import record_rated
 from test_adaptive_lag import BOTS, _result
 
+from arena.planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 from arena.store import Store
-from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Arena, Progress, RunConfig
+from arena.tournament import Arena, Progress, RunConfig
 
 
 class CountingStore(Store):
@@ -26,17 +28,17 @@ def test_a_round_reads_only_the_plan_rows_added_since_the_last(tmp_path):
         st.add_bot(b, "command", command="x")
     cfg = RunConfig(games=1000, adaptive=True, bots=BOTS, seed=5, db=str(tmp_path / "a.db"))
     arena = Arena(cfg, st)
-    arena._entrants = BOTS
+    arena.planner.begin(BOTS)
     run_id, _ = st.find_or_create_run(cfg.run_key(BOTS), [])
     rounds = (ADAPTIVE_LAG_GAMES + 32 * ADAPTIVE_ROUND_GAMES) // ADAPTIVE_ROUND_GAMES
     stored = 0
     for _ in range(rounds):
-        basis = arena._adaptive_basis(run_id)
+        basis = arena.planner.basis(len(arena.ctx.planned(run_id)))
         for g in Store.planned(st, run_id)[stored:basis]:  # the games the round waits for (not counted)
-            st.record_game(_result(arena, run_id, g.idx, g.seed, g.seats), lambda current: {})
+            record_rated(st, _result(arena, run_id, g.idx, g.seed, g.seats), lambda current: {})
         stored = max(stored, basis)
-        arena._rate_in_order(run_id)
-        arena._next_adaptive(BOTS, run_id)
+        arena.sink.rate(run_id)
+        st.append_plan(run_id, arena.planner.next_round(run_id))
     planned = st.planned_count(run_id)
     assert planned >= rounds * ADAPTIVE_ROUND_GAMES // 2
     # Each planned row read about once (the whole plan at every round: rounds * planned / 2 rows, ~10,000 here).

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from arena.ratings import Rating
-from arena.schedule import adaptive_order, lineup_doubt, opposed_pairs, order_doubt
+from arena.schedule import adaptive_order, opposed_pairs, order_doubt
 from referee.rules import get_ruleset
 
 IOWA = get_ruleset("iowa").table(4)
@@ -23,13 +23,9 @@ def test_order_doubt_is_the_chance_the_ratings_have_a_pair_the_wrong_way_round()
     assert order_doubt({"a": Rating(30, 0), "b": Rating(20, 0)}, "a", "b", Rating()) == 0.0
 
 
-def test_a_lineup_scores_the_mean_doubt_of_the_pairs_it_sets_against_each_other():
+def test_a_lineup_opposes_the_bots_of_different_teams():
     assert opposed_pairs(["a", "b", "a", "b"], IOWA) == [("a", "b")]
     assert opposed_pairs(["a", "c", "b", "c"], IOWA) == [("a", "c"), ("b", "c")]   # a and b are partners
-    r = {"a": Rating(30, 3), "b": Rating(26, 4), "c": Rating(26, 4)}
-    want = (order_doubt(r, "a", "c", Rating()) + order_doubt(r, "b", "c", Rating())) / 2
-    assert lineup_doubt(r, ["a", "c", "b", "c"], IOWA, Rating()) == pytest.approx(want)
-    assert lineup_doubt(r, ["b", "c", "b", "c"], IOWA, Rating()) == 0.5   # equal ratings: a coin toss
     ffa = get_ruleset("pepper-30").table(3)
     assert opposed_pairs(["a", "b", "a"], ffa) == [("a", "b")]
 

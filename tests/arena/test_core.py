@@ -4,13 +4,15 @@ import sqlite3
 from collections import Counter
 
 import pytest
+from stored import record_rated
 
 from arena import registry, schedule
+from arena.planners import ADAPTIVE_ROUND_GAMES
 from arena.ratings import Rater, Rating, pool_name, ranks_from_result
-from arena.schedule import apportion, lineup_key, lineups, plan, rotations
+from arena.schedule import lineup_key, lineups, plan, rotations
 from arena.stats import table as stats_table
 from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store, StoreError
-from arena.tournament import ADAPTIVE_ROUND_GAMES, Arena, RunConfig
+from arena.tournament import Arena, RunConfig
 from referee.rules import Game
 
 BOTS = ["random", "heuristic", "montecarlo"]
@@ -121,9 +123,8 @@ def test_store_counts_a_game_once_and_resumes_the_same_run(tmp_path):
     p = plan(["a", "b"], "iowa", 4, 4, seed=1)
     run, resumed = st.find_or_create_run(cfg, p)
     assert not resumed and len(st.pending(run)) == 4
-    st.record_game(_game(run, 0), _rated({"a": Rating(27, 7), "b": Rating(23, 7)}))
-    with pytest.raises(StoreError, match="already stored"):
-        st.record_game(_game(run, 0), _rated({"a": Rating(29, 6), "b": Rating(21, 6)}))
+    record_rated(st, _game(run, 0), _rated({"a": Rating(27, 7), "b": Rating(23, 7)}))
+    assert st.record_group([_game(run, 0)]) == [False]   # stored already: dropped, not counted twice
     st.close()
     st = Store(db)  # a new process: same command, same run, one game done
     run2, resumed = st.find_or_create_run(cfg, p)
@@ -132,7 +133,7 @@ def test_store_counts_a_game_once_and_resumes_the_same_run(tmp_path):
     assert st.ratings("iowa/4p") == {"a": Rating(27, 7), "b": Rating(23, 7)}
     assert st.rating_games("iowa/4p", "a") == 1
     # A resumed run's progress starts from the games and the faults it stored before.
-    st.record_game(_game(run, 1, faults=(Faults(timeout=2), Faults(), Faults(illegal=1), Faults())),
+    record_rated(st, _game(run, 1, faults=(Faults(timeout=2), Faults(), Faults(illegal=1), Faults())),
                    _rated({"a": Rating(28, 6), "b": Rating(22, 6)}))
     assert st.run_faults(run) == 3 and st.game_ids(run).count == 2
 
@@ -162,15 +163,9 @@ def test_store_reports_a_full_disk_clearly(tmp_path):
     st.db.execute(f"PRAGMA max_page_count = {st.db.execute('PRAGMA page_count').fetchone()[0]}")
     big = _game(run, 0, record={"format": "pepper-game/1", "pad": "x" * 200_000})
     with pytest.raises(StoreError, match="disk is full.*resume"):
-        st.record_game(big, _rated({"a": Rating()}))
+        record_rated(st, big, _rated({"a": Rating()}))
     assert st.pending(run) and st.ratings("iowa/4p") == {}  # nothing half-written
     assert isinstance(st.db, sqlite3.Connection)
-
-
-def test_apportion_shares_picks_by_weight_and_round_robins_on_ties():
-    assert apportion(["a", "b", "c"], [1, 1, 1], 6) == ["a", "b", "c", "a", "b", "c"]
-    picks = apportion(["a", "b", "c"], [1, 1, 5], 14)
-    assert [picks.count(x) for x in "abc"] == [2, 2, 10]
 
 
 def test_without_duplicate_deals_the_seats_still_rotate():
@@ -191,18 +186,27 @@ def test_adaptive_rounds_are_small_and_favour_informative_lineups(tmp_path):
         st.add_bot(name, "command", command="x")
     cfg = RunConfig(games=1000, adaptive=True, bots=["weak", "strong", "twin"], concurrency=2048, db=str(tmp_path / "a.db"))
     arena = Arena(cfg, st)
-    run, _ = st.find_or_create_run(cfg.run_key(cfg.bots), [])
-    first = arena._next_adaptive(cfg.bots, run)
+    run, _ = st.find_or_create_run(cfg.run_key(cfg.bots), arena.planner.begin(cfg.bots))
+
+    def next_round() -> int:  # the matches of the round, stored
+        more = arena.planner.next_round(run)
+        st.append_plan(run, more)
+        return len({m for m, *_ in more})
+
+    first = next_round()
     assert first * 2 <= ADAPTIVE_ROUND_GAMES and st.planned_count(run) == first * 2
     firsts = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.pending(run)}.items()]
     assert len(set(firsts)) == 3 and max(map(firsts.count, firsts)) - min(map(firsts.count, firsts)) <= 1  # equal ratings
-    st.set_ratings(arena.pool, {"weak": Rating(8.0, 1.5), "strong": Rating(33.0, 1.2), "twin": Rating(32.5, 1.2)}, games=40)
-    arena._next_adaptive(cfg.bots, run)
+    seeded = {"weak": Rating(8.0, 1.5), "strong": Rating(33.0, 1.2), "twin": Rating(32.5, 1.2)}
+    with st.tx():   # the pool as 40 games of ratings would leave it
+        st.db.executemany("INSERT OR REPLACE INTO ratings (pool, bot, version, mu, sigma, games) VALUES (?, ?, 1, ?, ?, 40)",
+                          [(arena.pool, b, r.mu, r.sigma) for b, r in seeded.items()])
+    next_round()
     later = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.planned(run) if g.match >= first}.items()]
     # The close pair gets the most; weak still plays, as every bot keeps about as many matches as the others.
     assert later.count(("strong", "twin")) > max(later.count(("strong", "weak")), later.count(("twin", "weak")))
     for _ in range(4):  # more rounds on the same ratings: the foregone line-ups come up to their floor
-        arena._next_adaptive(cfg.bots, run)
+        next_round()
     every = [tuple(sorted(set(s))) for m, s in {g.match: g.seats for g in st.planned(run)}.items()]
     floor = int(schedule.ADAPTIVE_FLOOR * len(every) / 3)
     assert floor >= 2 and every.count(("strong", "weak")) >= floor and every.count(("twin", "weak")) >= floor
@@ -210,8 +214,8 @@ def test_adaptive_rounds_are_small_and_favour_informative_lineups(tmp_path):
 
 def test_average_points_count_completed_games_only(tmp_path):
     st = Store(tmp_path / "a.db")
-    st.record_game(_game(None, None), _rated({"a": Rating(27, 7), "b": Rating(23, 7)}))
-    st.record_game(_game(None, None, status=GameStatus.FORFEITED, scores=(0, 0, 0, 0), winners=(1, 3)),
+    record_rated(st, _game(None, None), _rated({"a": Rating(27, 7), "b": Rating(23, 7)}))
+    record_rated(st, _game(None, None, status=GameStatus.FORFEITED, scores=(0, 0, 0, 0), winners=(1, 3)),
                    _rated({"a": Rating(26, 6), "b": Rating(24, 6)}))
     rows = {r.bot: r for r in stats_table(st, "iowa/4p")}
     assert rows["a"].games == rows["b"].games == 2
@@ -221,11 +225,11 @@ def test_average_points_count_completed_games_only(tmp_path):
 def test_node_bot_needs_its_installed_packages(tmp_path, monkeypatch):
     monkeypatch.setattr(registry.shutil, "which", lambda name: "/usr/bin/node")
     (tmp_path / "package.json").write_text('{"dependencies": {"@grpc/grpc-js": "1.14.7"}}')
-    assert "make node-bot" in registry.node_missing(tmp_path) and registry.node_command(tmp_path) is None
+    assert "make node-bot" in registry.node_missing(tmp_path)
     dep = tmp_path / "node_modules" / "@grpc" / "grpc-js"
     dep.mkdir(parents=True)
     (dep / "package.json").write_text("{}")
-    assert registry.node_missing(tmp_path) is None and registry.node_command(tmp_path) == "node ."
+    assert registry.node_missing(tmp_path) is None
     monkeypatch.setattr(registry.shutil, "which", lambda name: None)
     assert "node is not installed" in registry.node_missing(tmp_path)
     # The arena's first use of a database notes why the Node bot was skipped, once, and registers the rest.

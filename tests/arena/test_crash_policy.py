@@ -49,7 +49,7 @@ def test_the_games_in_flight_on_a_crashed_process_are_replayed_and_the_crash_is_
     run_id, pool, bot, version, exit_code, replayed = crashes[0]
     assert (run_id, pool, bot, version, exit_code) == (1, pool, "crashy", 1, 3) and replayed >= 1
     assert pool.startswith("iowa-short@") and pool.endswith("/4p")  # the pool by the ruleset's content
-    from arena.tournament import replay_seed
+    from arena.crashes import replay_seed
 
     played = rows(db, "SELECT p.seed, g.seed FROM planned_games p JOIN games g USING (run_id, idx)")
     fresh = [(planned, seed) for planned, seed in played if planned != seed]
@@ -88,7 +88,7 @@ def test_a_bot_that_crashes_every_time_is_withdrawn_and_the_others_games_are_pla
                  "--seed", "6", "--quiet", db=db)
     assert out.returncode == 0, out.stdout + out.stderr
     text = " ".join((out.stdout + out.stderr).split())
-    from arena.tournament import MAX_CRASHES
+    from arena.crashes import MAX_CRASHES
 
     # It crashes after 8 decisions, within 10 s of each start: the crash limit and the restart budget (8 quick deaths
     # in a row) race for it on a loaded machine; either withdraws it.

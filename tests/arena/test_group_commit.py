@@ -14,6 +14,7 @@ import pytest
 
 from arena.commits import GroupCommitter
 from arena.config import RunConfig
+from arena.sinks import RatedSink
 from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store, StoreError
 from arena.tournament import Arena
 
@@ -50,8 +51,8 @@ class SlowStore(Store):
 def test_a_slow_commit_does_not_block_the_event_loop_and_games_commit_in_groups(tmp_path, monkeypatch):
     monkeypatch.setattr(SlowStore, "commits", [])
     # The writer opens its own connection the way the arena's store was opened (here: slow as well).
-    monkeypatch.setattr(Arena, "committer", lambda self, run_id: GroupCommitter(
-        self.store.path, then=lambda s: self._rate_in_order(run_id, store=s), open_store=type(self.store)))
+    sink = lambda ctx: RatedSink(ctx, committer=lambda ctx, then: GroupCommitter(  # noqa: E731
+        ctx.store.path, then=then, open_store=type(ctx.store)))
     (tmp_path / "short.toml").write_text(SHORT)
     st = SlowStore(tmp_path / "arena.db")
     for name in ("r1", "r2"):
@@ -71,7 +72,7 @@ def test_a_slow_commit_does_not_block_the_event_loop_and_games_commit_in_groups(
 
         p = asyncio.create_task(probe())
         try:
-            return await Arena(cfg, st).run()
+            return await Arena(cfg, st, sink=sink).run()
         finally:
             p.cancel()
 

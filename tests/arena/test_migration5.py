@@ -8,6 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from stored import record_rated
 
 from arena.store import SCHEMA_VERSION, Faults, GameStatus, NewGame, Seat, SeatStatus, Store
 
@@ -51,10 +52,10 @@ def test_a_recorded_game_adds_to_its_block(tmp_path):
         rows = tuple(Seat(s, bot, SeatStatus.OK, Faults(), scores[s % 2], s % 2 == won_team) for s, bot in enumerate(seats))
         return NewGame(run_id, idx, "iowa@x/4p", "iowa", 4, 7, GameStatus.COMPLETED, 1.0, rows, {}, team_of=(0, 1, 0, 1))
 
-    st.record_game(game(0, ["a", "b", "a", "b"], 0, (32, 10)), lambda r: {})
+    record_rated(st, game(0, ["a", "b", "a", "b"], 0, (32, 10)), lambda r: {})
     [half] = [b for b in st.blocks("iowa@x/4p") if b.bot == "a"]
     assert (half.games, half.planned, half.complete, half.score, half.margin) == (1, 2, False, 1.0, 22.0)
-    st.record_game(game(1, ["b", "a", "b", "a"], 0, (32, 28)), lambda r: {})   # b, on team 0 now, wins by 4
+    record_rated(st, game(1, ["b", "a", "b", "a"], 0, (32, 28)), lambda r: {})   # b, on team 0 now, wins by 4
     [a] = [b for b in st.blocks("iowa@x/4p") if b.bot == "a"]
     assert (a.games, a.complete, a.score, a.margin, a.margin_sq) == (2, True, 1.0, 18.0, 22 ** 2 + 4 ** 2)
     assert st.blocks("iowa@x/4p", run_id=run_id + 1) == []
@@ -75,7 +76,7 @@ def test_the_ranked_table_says_how_sure_each_step_down_is(tmp_path):
     for idx, (_, _, _, _, seats) in enumerate(plan):
         rows = tuple(Seat(s, bot, SeatStatus.OK, Faults(), 32 if bot == winners[idx] else 20, bot == winners[idx])
                      for s, bot in enumerate(seats))
-        st.record_game(NewGame(run_id, idx, "iowa@x/4p", "iowa", 4, idx // 2, GameStatus.COMPLETED, 1.0, rows, {},
+        record_rated(st, NewGame(run_id, idx, "iowa@x/4p", "iowa", 4, idx // 2, GameStatus.COMPLETED, 1.0, rows, {},
                                team_of=(0, 1, 0, 1)), lambda r: ratings)
         if idx == 1:   # one complete block: too few to say, TrueSkill's figure
             first = table(st, "iowa@x/4p")[0]

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from arena.config import RunConfig
+from arena.processes import SHARD_MIN_GAMES, default_shards
 from arena.store import Store
-from arena.tournament import SHARD_MIN_GAMES, Arena, default_shards
+from arena.tournament import Arena
 
 HERE = Path(__file__).resolve().parent
 RAW_BOT = HERE.parent / "sdk" / "bots" / "raw_bot.py"
@@ -48,17 +49,17 @@ def test_two_shards_play_every_game_once_and_give_the_table_one_shard_gives(tmp_
     arena2, st2 = _run(tmp_path / "two", 2, bots)
     try:
         # Both referees played games, and every planned game is stored exactly once, completed.
-        assert [s.index for s in arena2.shards] == [0, 1] and all(s.created > 0 for s in arena2.shards), \
-            [(s.index, s.created) for s in arena2.shards]
-        assert sum(s.created for s in arena2.shards) == 40
+        assert [s.index for s in arena2.fleet.shards] == [0, 1] and all(s.created > 0 for s in arena2.fleet.shards), \
+            [(s.index, s.created) for s in arena2.fleet.shards]
+        assert sum(s.created for s in arena2.fleet.shards) == 40
         assert (tmp_path / "two" / "logs" / "referee.log").exists() and (tmp_path / "two" / "logs" / "referee-1.log").exists()
         assert st2.db.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM games WHERE run_id = 1").fetchone() == (40, 40)
         assert st2.planned_count(1) == 40 and not st2.pending(1)
         # Each bot's processes were shared out over the shards (2 seats a game: 2 processes on each).
-        assert [len(sup.handles) for sup in arena2._launched["first"].sups] == [2, 2]
+        assert [len(sup.handles) for sup in arena2.fleet.launched["first"].sups] == [2, 2]
         arena1, st1 = _run(tmp_path / "one", 1, bots)
         try:
-            assert len(arena1.shards) == 1 and arena1.shards[0].created == 40
+            assert len(arena1.fleet.shards) == 1 and arena1.fleet.shards[0].created == 40
             # The same command and seed: the same games, results and table whichever referee played them.
             assert _games(st2) == _games(st1) and len(_games(st1)) == 40
             pool = st1.pools()[0]
@@ -75,7 +76,7 @@ def test_a_crash_on_each_shard_is_replayed_there_and_stored_once(tmp_path):
             "first": f"{sys.executable} {RAW_BOT} ok"}
     arena, st = _run(tmp_path, 2, bots, games=40)
     try:
-        crashes = arena._launched["crashy"].crashes
+        crashes = arena.fleet.launched["crashy"].crashes
         # One process crashed on each shard (each claimed its shard's marker), and the games in flight on it came back.
         assert sorted(c.shard for c in crashes) == [0, 1] and all(c.exit_code == 3 for c in crashes), crashes
         assert all(c.games_replayed >= 1 and c.recorded for c in crashes), crashes

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from stored import record_rated
 
 from arena.ratings import Rating
 from arena.store import (
@@ -32,7 +33,7 @@ def test_each_seat_is_a_row_with_its_faults_fallbacks_and_latency(tmp_path):
     seats = (Seat(0, "a", SeatStatus.FAULTED, Faults(timeout=2, illegal=1), -5, False, 3, 1, fallbacks=4, decisions=40,
                   latency_p50_ms=1.5, latency_p99_ms=9.0),
              Seat(1, "b", SeatStatus.OK, Faults(), 42, True, 2, 2))
-    gid = st.record_game(NewGame(None, None, "pepper-30/2p", "pepper-30", 2, 3, GameStatus.COMPLETED, 1.0, seats,
+    gid = record_rated(st, NewGame(None, None, "pepper-30/2p", "pepper-30", 2, 3, GameStatus.COMPLETED, 1.0, seats,
                                  {"format": "pepper-game/1"}), lambda cur: {"a": Rating(20, 7), "b": Rating(30, 7)})
     g = st.game(gid)
     assert isinstance(g, StoredGame) and g.status is GameStatus.COMPLETED and g.seats == seats
@@ -55,7 +56,7 @@ def test_latency_percentiles_are_the_median_of_p50s_and_the_99th_of_p99s(tmp_pat
     st = Store(tmp_path / "a.db")
     p50s = [3.0, 1.0, 4.0, 1.5]
     for i, p in enumerate(p50s):
-        st.record_game(_game(seats=("a", "b"), pool="pepper-30/2p", latency_p50_ms=p, latency_p99_ms=10.0 + i),
+        record_rated(st, _game(seats=("a", "b"), pool="pepper-30/2p", latency_p50_ms=p, latency_p99_ms=10.0 + i),
                        lambda cur: {"a": Rating(), "b": Rating()})
     a = st.totals("pepper-30/2p")[0]
     assert a.latency_p50_ms == (1.5 + 3.0) / 2 and a.latency_p99_ms == 13.0
@@ -63,8 +64,8 @@ def test_latency_percentiles_are_the_median_of_p50s_and_the_99th_of_p99s(tmp_pat
 
 def test_the_games_filter_by_bot_uses_the_seats_not_a_substring(tmp_path):
     st = Store(tmp_path / "a.db")
-    st.record_game(_game(seats=("ab", "b", "ab", "b")), lambda cur: {})
-    st.record_game(_game(seats=("a", "b", "a", "b")), lambda cur: {})
+    record_rated(st, _game(seats=("ab", "b", "ab", "b")), lambda cur: {})
+    record_rated(st, _game(seats=("a", "b", "a", "b")), lambda cur: {})
     games, total = st.latest_games(bot="a")
     assert total == 1 and games[0].bots == ["a", "b", "a", "b"]
     assert st.latest_games(bot="b")[1] == 2 and [g.id for g in st.latest_games(limit=1)[0]] == [2]
@@ -84,24 +85,25 @@ def test_ratings_are_read_inside_the_write_transaction(tmp_path):
             two.db.execute("INSERT INTO meta VALUES ('x', '1')")
         return {"a": Rating(30, 5), "b": Rating(20, 5)}
 
-    one.record_game(_game(), rate)
+    record_rated(one, _game(), rate)
     assert seen == [{}]
     # The next writer, on its own connection, rates from what the first stored.
-    two.record_game(_game(), lambda cur: seen.append(cur) or {b: Rating(r.mu + 1, r.sigma) for b, r in cur.items()})
+    record_rated(two, _game(), lambda cur: seen.append(cur) or {b: Rating(r.mu + 1, r.sigma) for b, r in cur.items()})
     assert seen[1] == {"a": Rating(30, 5), "b": Rating(20, 5)}
     assert one.ratings("iowa/4p") == {"a": Rating(31, 5), "b": Rating(21, 5)} and one.rating_games("iowa/4p", "a") == 2
     assert [r for _, r in one.rating_history("iowa/4p", "a")] == [Rating(30, 5), Rating(31, 5)]
 
 
-def test_a_rating_that_fails_stores_nothing(tmp_path):
+def test_a_rating_that_fails_rates_nothing(tmp_path):
     st = Store(tmp_path / "a.db")
 
     def broken(current):
         raise ValueError("no rating")
 
     with pytest.raises(ValueError):
-        st.record_game(_game(), broken)
-    assert st.game_ids().count == 0 and st.ratings("iowa/4p") == {}
+        record_rated(st, _game(), broken)
+    # The game stays stored, unrated: a rating is all or nothing.
+    assert st.game_ids().count == 1 and st.ratings("iowa/4p") == {} and st.rating_history("iowa/4p", "a") == []
 
 
 def test_rows_are_typed(tmp_path):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stored import record_rated
+
 from arena import registry
 from arena.ratings import Rating
 from arena.stats import table
@@ -49,9 +51,9 @@ def test_each_version_is_rated_on_its_own_and_the_table_shows_the_newest(tmp_pat
     st.add_bot("a", "command", command="old")
     st.add_bot("b", "command", command="b")
     seen = []
-    st.record_game(_game({"a": 1, "b": 1}), lambda cur: seen.append(cur) or {"a": Rating(40, 2), "b": Rating(10, 2)})
+    record_rated(st, _game({"a": 1, "b": 1}), lambda cur: seen.append(cur) or {"a": Rating(40, 2), "b": Rating(10, 2)})
     st.update_bot("a", Build(BotKind.COMMAND, "new"))
-    st.record_game(_game({"a": 2, "b": 1}), lambda cur: seen.append(cur) or {"a": Rating(20, 5), "b": Rating(12, 2)})
+    record_rated(st, _game({"a": 2, "b": 1}), lambda cur: seen.append(cur) or {"a": Rating(20, 5), "b": Rating(12, 2)})
     assert seen == [{}, {"b": Rating(10, 2)}]  # version 2 of a starts unrated, b goes on
     assert st.ratings(POOL, {"a": 1}) == {"a": Rating(40, 2)} and st.ratings(POOL)["a"] == Rating(20, 5)
     assert st.rating_games(POOL, "a", 1) == st.rating_games(POOL, "a", 2) == 1 and st.rating_games(POOL, "b") == 2
@@ -66,7 +68,7 @@ def test_each_version_is_rated_on_its_own_and_the_table_shows_the_newest(tmp_pat
 def test_crashes_count_once_among_the_faults_of_their_version(tmp_path):
     st = Store(tmp_path / "a.db")
     run, _ = st.find_or_create_run({"k": 1}, [])
-    st.record_game(_game({"a": 1, "b": 1}, run, 0), lambda cur: {"a": Rating(), "b": Rating()})
+    record_rated(st, _game({"a": 1, "b": 1}, run, 0), lambda cur: {"a": Rating(), "b": Rating()})
     assert st.record_crash(run, POOL, "a", 1, 137, games_replayed=40) == 1
     st.record_crash(run, POOL, "a", 1, None, games_replayed=0)
     st.record_crash(run, "pepper-30/2p", "a", 1, 1, games_replayed=3)  # another pool's

@@ -11,12 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from arena.schedule import plan
+from arena.ratings import Rating
+from arena.schedule import order_doubt, plan
 from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
+from referee.rules import get_ruleset
 
 _spec = importlib.util.spec_from_file_location("bench_ranking", Path(__file__).resolve().parents[2] / "bench" / "ranking.py")
 ranking = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ranking)
+
+
+def test_the_doubt_score_is_the_mean_doubt_of_the_pairs_a_lineup_sets_against_each_other():
+    iowa = get_ruleset("iowa").table(4)
+    r = {"a": Rating(30, 3), "b": Rating(26, 4), "c": Rating(26, 4)}
+    want = (order_doubt(r, "a", "c", Rating()) + order_doubt(r, "b", "c", Rating())) / 2   # a and b are partners
+    assert ranking.lineup_doubt(r, ["a", "c", "b", "c"], iowa, Rating()) == pytest.approx(want)
+    assert ranking.lineup_doubt(r, ["b", "c", "b", "c"], iowa, Rating()) == 0.5   # equal ratings: a coin toss
 
 
 def test_games_to_right_is_the_first_checkpoint_from_which_the_share_holds():
@@ -74,9 +84,11 @@ def test_the_time_to_the_first_n_planned_games_is_that_of_the_last_of_them_store
                                      plan(["a", "b"], "iowa", 4, 8, seed=2))
     finished = {2: 101.0, 0: 102.0, 5: 103.0, 1: 104.0, 3: 105.0, 4: 106.0}   # plan index -> finished_at, stored in this order
     for idx, at in finished.items():
-        gid = st.record_game(_game(run, idx), lambda current: {})
+        assert st.record_group([_game(run, idx)]) == [True]
+        [gid] = st.latest_game_ids(limit=1)
         st.db.execute("UPDATE games SET finished_at = ? WHERE id = ?", (at, gid))
-    gid = st.record_game(_game(other, 0), lambda current: {})       # another run's game, stored last of all
+    st.record_group([_game(other, 0)])       # another run's game, stored last of all
+    [gid] = st.latest_game_ids(limit=1)
     st.db.execute("UPDATE games SET finished_at = 200.0 WHERE id = ?", (gid,))
     st.db.commit()
     to = ranking.seconds_to_first

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from arena_cli_run import pepper
 
-from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
+from arena.planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 
 pytestmark = pytest.mark.xdist_group("arena")
 

@@ -47,8 +47,9 @@ def db(tmp_path_factory) -> Path:
                           fallbacks=(3 + s // 3) if bot == "raising" else 0, decisions=30, latency_p50_ms=1.5,
                           latency_p99_ms=9.0)
                      for s, bot in enumerate(seats))
-        st.record_game(NewGame(None, None, "iowa/4p", "iowa", 4, 1, GameStatus.COMPLETED, 1.0, rows, {"deals": []}),
-                       lambda cur, seats=seats: {b: RATINGS[b] for b in seats})
+        st.record_group([NewGame(None, None, "iowa/4p", "iowa", 4, 1, GameStatus.COMPLETED, 1.0, rows, {"deals": []})])
+        [gid] = st.latest_game_ids(limit=1)
+        st.rate_games([st.game(gid)], lambda g, cur: {b: RATINGS[b] for b in g.bots})
     st.close()
     return path
 

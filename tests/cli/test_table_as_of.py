@@ -88,7 +88,7 @@ def test_as_of_shows_the_table_after_the_first_n_planned_games_and_a_rerun_gives
 def test_an_adaptive_run_plans_the_same_rounds_whatever_order_its_games_finish_in(tmp_path):
     """Each round is chosen on the ratings after all but the last ADAPTIVE_LAG_GAMES planned games, not on whatever has
     finished when it is planned: 96 games, the rounds from game 72 on chosen on ratings, at concurrency 96 and 1."""
-    from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
+    from arena.planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 
     games = ADAPTIVE_LAG_GAMES + 4 * ADAPTIVE_ROUND_GAMES
     (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()

@@ -368,7 +368,7 @@ def test_adaptive_mode_plans_in_rounds_and_spends_games_where_they_tell_most(tmp
     """random against two equal heuristic bots: the rounds planned before any rating (the first ADAPTIVE_LAG_GAMES
     games and the round after) are a round robin; later rounds, on the ratings as they stand, give the most matches to
     the evenly matched pair (as far as keeping every bot's matches about even allows). One-deal games, at the default --concurrency, which once planned the whole run in one round."""
-    from arena.tournament import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
+    from arena.planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
 
     db = tmp_path / "arena.db"
     (tmp_path / "short.toml").write_text('name = "iowa-short"\nextends = "iowa"\ndeal_cap = 1\n')
