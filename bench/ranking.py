@@ -10,13 +10,13 @@ TrueSkill code (:class:`arena.ratings.Rater`) in plan order, as the arena does.
 
 Two measurements:
 
-``scale`` (item 6 of issue 13): the ratings after ``--games`` games of a
+``scale``: the ratings after ``--games`` games of a
 mirrored and of a mixed run of the same ladder, rated with the arena's model
 and with the unweighted one (a bot alone in both seats of a mixed team rated as
 a one-player team against a two-player team). Prints each run's mean mu, the
 spread (highest minus lowest mu) and whether the order is right.
 
-``ranking`` (item 5): for each scheduling mode (mirrored round robin,
+``ranking``: for each scheduling mode (mirrored round robin,
 mixed, adaptive) and for a naive baseline (uniform random line-ups, a fresh
 deck every game, no duplicate deals), the games until the table's order is
 exactly right in at least 80% of ``--seeds`` runs (and stays so at every later
@@ -144,7 +144,7 @@ def entries(rs: Ruleset, seats) -> list[list[str]]:
 
 
 class Unweighted(Rater):
-    """The model before issue 13: every distinct bot of a team at weight 1 (a team's skill is the sum)."""
+    """The model before teams were weighted: every distinct bot of a team at weight 1 (a team's skill is the sum)."""
 
     def _groups(self, current, entries):
         groups, _ = super()._groups(current, entries)
@@ -396,7 +396,7 @@ def arena_rate(mode: str, games: int, deal_cap: int, seed: int, first: tuple[int
                concurrency: int | None = None, rates: tuple[float, ...] = RATES) -> dict:
     """One real arena run (referee subprocess, the bot processes of each rung of the ladder of ``rates``, default
     concurrency) of ``mode``'s configuration, iowa cut to ``deal_cap`` deals: its games per second over the whole run (``rate``: from the call,
-    the referee's and the bots' start-up included, as the figures before issue 13's time-to-order), the most games in
+    the referee's and the bots' start-up included, as the older figures did), the most games in
     flight at once and the mean over time, the start-up (``startup_s``: until the arena, the referee up and every bot
     process connected, first reports progress, just before it creates the first game: the start of play), and for each
     n of ``first`` the seconds from the start of play until the first n planned games were all stored

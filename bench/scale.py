@@ -1,4 +1,4 @@
-"""Scale-out benchmark (issue 18): `pepper arena run --ray` on a Ray cluster of worker nodes on this machine.
+"""Scale-out benchmark: `pepper arena run --ray` on a Ray cluster of worker nodes on this machine.
 
 Measures, in one run:
 

@@ -92,7 +92,7 @@ class GameTables:
             self.db.execute("INSERT INTO rating_history (game_id, bot, version, pool, mu, sigma) "
                             "VALUES (?, ?, ?, ?, ?, ?)", (game_id, bot, versions.get(bot, 1), pool, r.mu, r.sigma))
 
-    # Rating in plan order (issue 13): the arena stores each game as it finishes, unrated, and rates the stored games
+    # Rating in plan order: the arena stores each game as it finishes, unrated, and rates the stored games
     # in the order of the run's plan, so that the same command and seed give the same table whatever order the games
     # finished in. A game is rated once it and every game planned before it are stored.
     def unrated(self, run_id: int, *, past_gaps: bool = False, start: int = 0) -> list[StoredGame]:

@@ -41,7 +41,7 @@ async def _serve(cfg: ServerConfig, drain_timeout: float, show_token: bool) -> N
     # The cyclic GC: what the server set up at start lives as long as it (frozen: never walked again), and the
     # young generation is collected every 10,000 container allocations rather than 700 (a decision makes a few
     # dozen; the game state is mostly untracked tuples, and few cycles form): ~0.3 us of CPU less a decision
-    # (docs/performance.md, "Session 8, round 2").
+    # (docs/performance.md).
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     print(f"listening on {srv.address}", flush=True)

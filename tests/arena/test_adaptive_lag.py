@@ -1,4 +1,4 @@
-"""Adaptive rounds planned on lagged ratings (issue 13, item 5): each round is chosen on the ratings after all but the
+"""Adaptive rounds planned on lagged ratings: each round is chosen on the ratings after all but the
 last adaptive_lag planned games (64, growing with the run past 128), so the arena keeps that many games in flight while
 it plans, and the plan is the same whatever order the games finish in. Real SQLite, synthetic results (no referee)."""
 

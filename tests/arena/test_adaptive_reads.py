@@ -1,4 +1,4 @@
-"""What an adaptive run costs besides its games (issue 13, item 5: adaptive runs as fast as planned ones): planning a
+"""What an adaptive run costs besides its games (adaptive runs as fast as planned ones): planning a
 round reads only the plan rows added since the last round, not the whole plan (which made each round's planning grow
 with the run), and the arena reports the mean games in flight over time, which a waiting adaptive run keeps below its
 most. Real SQLite, synthetic results (no referee), as in test_adaptive_lag."""

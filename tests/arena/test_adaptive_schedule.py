@@ -1,4 +1,4 @@
-"""Adaptive rounds (issue 13, item 5): the order-doubt score of a line-up, and a round's matches shared by score
+"""Adaptive rounds: the order-doubt score of a line-up, and a round's matches shared by score
 above a floor of matches per line-up, hand-computed."""
 
 from __future__ import annotations

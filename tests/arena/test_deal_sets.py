@@ -1,4 +1,4 @@
-"""Deal sets (issue 13, item 7): `pepper arena run --deals FILE` deals each match from a line of FILE, and `pepper
+"""Deal sets: `pepper arena run --deals FILE` deals each match from a line of FILE, and `pepper
 arena deals export RUN` writes the deals a run played, so that two tournaments play the same cards. The `pepper`
 CLI, a real referee, real bot subprocesses, a real SQLite file."""
 

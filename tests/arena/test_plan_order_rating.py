@@ -1,4 +1,4 @@
-"""Ratings in plan order (issue 13, item 6): the same command and seed give the same table whatever order the games
+"""Ratings in plan order: the same command and seed give the same table whatever order the games
 finish in. The arena stores each game as it finishes and rates the stored games in the order of the run's plan."""
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def test_a_runs_pool_is_its_ruleset_files_content(tmp_path):
 
 
 def test_a_rule_added_later_at_its_default_keeps_every_pools_digest():
-    # Issue 16 will add rules to Ruleset: a new field whose default keeps the old game must not split the pools.
+    # A new field of Ruleset whose default keeps the old game must not split the pools.
     @dataclasses.dataclass(frozen=True)
     class WithANewRule(type(get_ruleset("iowa"))):
         new_rule: bool = False

@@ -1,4 +1,4 @@
-"""Mixed and mirrored runs of the same bots rate on one scale (issue 13, item 6).
+"""Mixed and mirrored runs of the same bots rate on one scale.
 
 In a mixed run one bot often fills both seats of a team. Rated as a one-player team against a two-player team
 (TrueSkill sums a team's skills), every rating drifted down: a 5-bot ladder's mean mu fell to 4-6 after 800

@@ -1,4 +1,4 @@
-"""Referee shards (issue 17, item 4; docs/arena.md, "Shards"): ``--shards N`` starts N referee processes, each
+"""Referee shards (docs/arena.md, "Shards"): ``--shards N`` starts N referee processes, each
 command bot gets processes on each, and the one tournament loop spreads the games over them. Real referee and bot
 subprocesses on 127.0.0.1, a real SQLite file."""
 

@@ -1,4 +1,4 @@
-"""`pepper arena run` plans adaptive rounds by default (issue 13, item 5), `--planned` the whole round robin up front:
+"""`pepper arena run` plans adaptive rounds by default, `--planned` the whole round robin up front:
 real subprocesses (referee, bot processes), a real SQLite file, one-deal games."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`pepper arena table --as-of N`: the table after the first N planned games of a run (issue 13, item 6). The same
+"""`pepper arena table --as-of N`: the table after the first N planned games of a run. The same
 command and seed give the same table, whatever order the games finished in. Real runs, a real SQLite file."""
 
 from __future__ import annotations

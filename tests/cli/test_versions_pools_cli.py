@@ -35,7 +35,7 @@ def db(tmp_path) -> Path:
 
 
 def test_a_bot_removed_and_registered_with_another_command_starts_unrated(db):
-    """Issue 11 item 7: `bot remove mybot; bot register mybot --command other` kept mybot's old rating."""
+    """Before, `bot remove mybot; bot register mybot --command other` kept mybot's old rating."""
     pepper("bot", "register", "mybot", "--command", "{python} -m sample_bots heuristic", "--cwd", str(ROOT), db=db)
     run(db, "mybot,random")
     first = {r["bot"]: r for r in json.loads(pepper("arena", "table", "--json", db=db).stdout)["short/4p"]}
@@ -75,7 +75,7 @@ def test_a_bots_edited_files_are_played_as_a_new_version(db):
 
 
 def test_an_edited_ruleset_file_is_a_new_pool(db):
-    """Issue 11 item 9: editing a ruleset file (target 32, then 12) without renaming it put both in one pool."""
+    """Before, editing a ruleset file (target 32, then 12) without renaming it put both in one pool."""
     run(db, "heuristic,random")
     rules = db.parent / "short.toml"
     rules.write_text(rules.read_text().replace("target_score = 32", "target_score = 12"))
@@ -98,7 +98,7 @@ def test_an_edited_ruleset_file_is_a_new_pool(db):
 
 
 def test_a_bots_own_time_controls_apply_to_its_seats_only(tmp_path):
-    """Issue 11 item 6: a bot registered with 5 ms per decision and no bank, searching 100 ms a decision, times out;
+    """A bot registered with 5 ms per decision and no bank, searching 100 ms a decision, times out;
     its opponents keep the run's 2 s. Before the arena passed registration's time controls, nobody timed out.
     Three deals a game: a one-deal game whose auction is thrown in asks nobody for a card."""
     (tmp_path / "short.toml").write_text('name = "short"\nextends = "iowa"\ndeal_cap = 3\n')

@@ -81,3 +81,30 @@ def test_bookkeeping_is_flagged(text):
 ])
 def test_plain_text_is_not_flagged(text):
     assert findings(text, BOOKKEEPING | DATED) == [], text
+
+
+#: What code, tests and configuration may not cite either: the numbers of the project's bookkeeping.
+CODE_SUFFIXES = {".py", ".pxd", ".js", ".html", ".css", ".go", ".cc", ".h", ".proto", ".toml", ".yaml", ".yml", ".sh",
+                 ".cfg", ".txt", ""}
+
+
+def code_files() -> list[Path]:
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    return [ROOT / f for f in listed if Path(f).suffix in CODE_SUFFIXES and not f.startswith("docs/")
+            and f != "tests/docs/test_doc_rules.py" and (ROOT / f).is_file()]
+
+
+def test_no_code_or_test_cites_an_issue_item_or_session_number():
+    """Code, tests and configuration say what a thing is, never which issue, item or work session it came from."""
+    rule = {"an issue, item, session or work-log number": BOOKKEEPING["an issue, item, session or work-log number"]}
+    found = {}
+    for f in code_files():
+        try:
+            text = f.read_text()
+        except UnicodeDecodeError:
+            continue
+        if hits := findings(text, rule):
+            found[str(f.relative_to(ROOT))] = hits
+    assert code_files() and found == {}, f"write what the thing is instead: {found}"

@@ -1,4 +1,4 @@
-"""Thousands of games in flight through `pepper arena run` (issue 11, item 1).
+"""Thousands of games in flight through `pepper arena run`.
 
 A burst of more than about 1,000 calls at once overflows the gRPC server's queue of calls it has not yet
 taken up, and the server cancels some of them at random: the arena used to send one CreateGame per game

@@ -1,4 +1,4 @@
-"""`pepper arena run --ray` on a real Ray cluster on loopback (issue 18): a head and 2 worker nodes with CPUs of
+"""`pepper arena run --ray` on a real Ray cluster on loopback: a head and 2 worker nodes with CPUs of
 their own, all on 127.0.0.1 (ray.cluster_utils.Cluster). The driver is the real command in a subprocess; the bots
 are the heuristic sample bot under two names, which plays the same on the same deal, so that a run's table is a
 pure function of its plan: the same plan run on one machine and across the nodes gives the same games and the same

@@ -1,4 +1,4 @@
-"""Issue 12 (memory per game in flight): the event log keeps TRICK, HAND and DEAL_END entries compact, and
+"""Memory per game in flight: the event log keeps TRICK, HAND and DEAL_END entries compact, and
 ``Game.log_entry`` / ``Game.events`` fill them in with what the game showed when it happened: each seat's hand as
 dealt (to that seat only), each trick's leader and cards, each deal's result. Checked against the game's own state
 captured as it was played, for every ruleset and player count."""

@@ -1,4 +1,4 @@
-"""Issue 16: each family's rules in one module, and the whole story of every deal in the engine's API."""
+"""Each family's rules in one module, and the whole story of every deal in the engine's API."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_every_ruleset_names_a_family_enum_and_each_family_has_its_module():
 
 
 def test_partner_call_order_is_the_right_bower_down_or_the_ace_down_of_the_suit_led():
-    # The orders the engine wrote out by hand before issue 16, card ids suit * 6 + rank (J = 2, Q, K, A = 5).
+    # The orders the engine wrote out by hand before the families had their own modules, card ids suit * 6 + rank (J = 2, Q, K, A = 5).
     for trump in range(4):
         old = (trump * 6 + 2, (3 - trump) * 6 + 2, trump * 6 + 5, trump * 6 + 4, trump * 6 + 3)
         for lead in range(24):

@@ -1,4 +1,4 @@
-"""Issue 16: a finished deal can be inspected before the next is dealt (``Game(hold_finished_deal=True)``).
+"""A finished deal can be inspected before the next is dealt (``Game(hold_finished_deal=True)``).
 
 With the option a deal that does not end the game stops the game in a held state (``deal_over``) until
 ``next_deal()``; without it ``apply()`` that ends a deal deals the next. The two must play the same game.

@@ -619,7 +619,7 @@ class Shadow:
         if not final:
             for s in range(self.n):
                 assert sorted(g.hands[s]) == sorted(self.hands[s]), f"seat {s} hand differs from the model"
-            # Game.widow: the cards still in the widow (none once the bidder took it, issue 16).
+            # Game.widow: the cards still in the widow (none once the bidder took it).
             assert list(g.widow) == (self.widow if not self.widow_taken else []) and list(g.dead_hand) == self.dead
         pool = sum(self.hands, []) + self.played + self.discards + (self.widow if not self.widow_taken else []) + self.dead
         assert sorted(pool) == self.sorted_deck, "cards are not conserved"

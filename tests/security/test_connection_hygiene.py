@@ -1,4 +1,4 @@
-"""Issue 12, case 6: connections are reclaimed and limited (docs/security.md, "6.").
+"""Connections are reclaimed and limited (docs/security.md, "6.").
 
 Before: Connect streams that never sent a Hello stayed open for ever, nothing limited how many a client held,
 and the referee kept a shell's 1,024 open files, so 1,100 idle TCP connections locked every new bot out.

@@ -1,4 +1,4 @@
-"""Issue 12, case 7: a bot that stops answering loses its connection and its seats (docs/security.md, "7.").
+"""A bot that stops answering loses its connection and its seats (docs/security.md, "7.").
 
 Before: a SIGSTOPped bot's connection stayed listed (TCP keeps a silent peer for about 15 minutes), and after
 the bot was restarted half of the new games were seated on the dead connection and played out by timeouts.

@@ -1,4 +1,4 @@
-"""Case 8: a game in flight costs at most 30 KB (issue 12's target), the rules engine's state included, and what
+"""Case 8: a game in flight costs at most 30 KB, the rules engine's state included, and what
 the referee holds beyond the engine's own state stays small.
 A real referee in this process (so that tracemalloc sees what it holds) and four heuristic bot processes on
 127.0.0.1, playing games at once; measured live (after gc.collect()) when the first game ends, the engine's
@@ -60,7 +60,7 @@ def test_a_game_in_flight_holds_little_beyond_the_engine():
         tracemalloc.stop()
     assert engine > 5000, f"the engine's share ({engine:.0f} bytes a game) was not measured"
     # The whole game, engine included: ~25 KB now (~18 KB of it the engine), ~51 KB before. The target is
-    # 30,000 bytes (issue 12); what is left below it (~5 KB) is the margin for noise.
+    # 30,000 bytes, the target; what is left below it (~5 KB) is the margin for noise.
     assert live < 30_000, f"a game in flight holds {live:.0f} bytes (the engine {engine:.0f}), over the 30 KB target"
     # ~5-6 KiB now (seats, the game's bookkeeping, the encoder's per-deal caches, queued bytes); ~11.5 KiB before
     assert live - engine < 8 * 1024, f"the referee holds {live - engine:.0f} bytes per game in flight beyond the " \

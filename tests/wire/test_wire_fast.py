@@ -99,7 +99,7 @@ def test_negative_scores_and_every_seat_number():
 
 
 def test_a_games_own_target_score_reaches_the_view_in_both_encoders():
-    # Game(target_score=...) (issue 16): the fast encoder reads the game's target, not the ruleset's.
+    # Game(target_score=...): the fast encoder reads the game's target, not the ruleset's.
     g = Game("iowa", 4, seed=1, target_score=17, scores=[5, -3])
     enc = wire.GameEncoder(g, "g")
     for s in range(4):
