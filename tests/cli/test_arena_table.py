@@ -120,8 +120,11 @@ def _store_run(st: Store, key: str, matches: list[tuple[list[list[str]], list[st
                 won = [MIRRORED[s] == MIRRORED[seats.index(winner)] for s in range(4)]
                 rows = tuple(Seat(s, bot, SeatStatus.OK, Faults(), 32 if won[s] else 20, won[s], decisions=30)
                              for s, bot in enumerate(seats))
-                st.record_game(NewGame(run, idx, "iowa/4p", "iowa", 4, idx, GameStatus.COMPLETED, 1.0, rows,
-                                       {"deals": []}, MIRRORED), lambda cur, seats=seats: {b: ratings[b] for b in seats})
+                # Stored, then rated: the arena's two steps (its group writer, then rating in plan order).
+                assert st.record_group([NewGame(run, idx, "iowa/4p", "iowa", 4, idx, GameStatus.COMPLETED, 1.0, rows,
+                                                {"deals": []}, MIRRORED)]) == [True]
+                [gid] = st.latest_game_ids(limit=1)
+                st.rate_games([st.game(gid)], lambda g, cur, seats=seats: {b: ratings[b] for b in seats})
             idx += 1
 
 
