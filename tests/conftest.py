@@ -8,9 +8,17 @@ from collections import Counter
 import needs
 
 
-def pytest_report_header(config) -> list[str]:
-    if getattr(config, "workerinput", None) is not None:   # an xdist worker: the controller prints it once
-        return []
+def pytest_sessionstart(session) -> None:
+    """Printed whatever the verbosity (`make test` runs pytest -q, which shows no report header)."""
+    config = session.config
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or getattr(config, "workerinput", None) is not None:   # an xdist worker: the controller says it
+        return
+    for line in _needs_lines():
+        reporter.write_line(line)
+
+
+def _needs_lines() -> list[str]:
     absent = [(need, why) for key, need in needs.NEEDS.items() if (why := needs.missing(key)) is not None]
     if not absent:
         return ["needs: everything is here (" + ", ".join(n.name for n in needs.NEEDS.values()) + ")"]
