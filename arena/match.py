@@ -20,7 +20,7 @@ from .config import RunConfig
 from .context import RunContext
 from .errors import UsageError
 from .evidence import Block, HeadToHead, Sequential, Sprt, head_to_head
-from .planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES
+from .planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Entrants
 from .store import Store
 from .tournament import Arena
 
@@ -60,24 +60,20 @@ class MatchStatus:
         return {"H1": EXIT_H1, "H0": EXIT_H0}.get(self.verdict, EXIT_UNDECIDED)
 
 
-class SequentialPlanner:
+class SequentialPlanner(Entrants):
     """Blocks of A against B, a round at a time, until the SPRT over the complete blocks in plan order decides or
     ``games`` are planned. Its entrants are A and B: neither may leave (a match cannot go on without one) nor may
-    another join."""
+    another join; when one leaves (it is withdrawn), the fleet ends the match: a game needs both."""
 
     def __init__(self, ctx: RunContext, on_block: Callable[[MatchStatus], None] | None = None):
+        super().__init__()
         self.ctx = ctx
         self.cfg: MatchConfig = ctx.cfg  # type: ignore[assignment]
-        self._entrants: list[str] = []
         self.a, self.b = self.cfg.bots
         self.on_block = on_block or (lambda st: None)
         self.seq = Sequential(self.cfg.sprt)
         self.blocks: list[Block] = []
         self.next_match = 0
-
-    @property
-    def entrants(self) -> list[str]:
-        return list(self._entrants)
 
     def begin(self, names: list[str]) -> schedule.Plan:
         self._entrants = list(names)
@@ -85,10 +81,6 @@ class SequentialPlanner:
 
     def add_entrant(self, name: str) -> None:
         raise UsageError(f"bot {name!r} cannot join a match: it is between {self.a} and {self.b}")
-
-    def remove_entrant(self, name: str) -> None:
-        if name in self._entrants:   # the fleet then ends the match: a game needs both
-            self._entrants.remove(name)
 
     def total(self, run_id: int) -> int:
         return self.cfg.games

@@ -96,19 +96,31 @@ class Planner(Protocol):
         """Whether the run is complete once no planned game is pending."""
 
 
-class FixedPlanner:
-    """The whole plan up front: the config's round robin (``--planned``), or ``plan`` as given (a match played on a
-    cluster node). Its plan is stored when the run is created, so an entrant cannot join; one that leaves keeps its
-    planned games pending (the arena does not start them)."""
+class Entrants:
+    """What every planner keeps of its entrants: the bots :meth:`begin` named, less those that left (a planner that
+    takes new ones adds them itself). Its ``entrants`` is a copy."""
 
-    def __init__(self, ctx: RunContext, plan: schedule.Plan | None = None):
-        self.ctx = ctx
-        self.plan = plan
+    def __init__(self) -> None:
         self._entrants: list[str] = []
 
     @property
     def entrants(self) -> list[str]:
         return list(self._entrants)
+
+    def remove_entrant(self, name: str) -> None:
+        if name in self._entrants:
+            self._entrants.remove(name)
+
+
+class FixedPlanner(Entrants):
+    """The whole plan up front: the config's round robin (``--planned``), or ``plan`` as given (a match played on a
+    cluster node). Its plan is stored when the run is created, so an entrant cannot join; one that leaves keeps its
+    planned games pending (the arena does not start them)."""
+
+    def __init__(self, ctx: RunContext, plan: schedule.Plan | None = None):
+        super().__init__()
+        self.ctx = ctx
+        self.plan = plan
 
     def begin(self, names: list[str]) -> schedule.Plan:
         self._entrants = list(names)
@@ -121,10 +133,6 @@ class FixedPlanner:
     def add_entrant(self, name: str) -> None:
         raise UsageError(f"bot {name!r} cannot join a planned run: its whole plan was stored when it began "
                          "(an adaptive run plans in rounds, and takes new entrants)")
-
-    def remove_entrant(self, name: str) -> None:
-        if name in self._entrants:
-            self._entrants.remove(name)
 
     def total(self, run_id: int) -> int:
         return self.ctx.store.planned_count(run_id)
@@ -154,18 +162,14 @@ class FixedPlanner:
         return True
 
 
-class AdaptivePlanner:
+class AdaptivePlanner(Entrants):
     """Rounds of :func:`adaptive_round` games (whole matches), each on the ratings after all but the last
     :func:`adaptive_lag` planned games, up to ``--games``; with ``--until-confident``, until every adjacent pair
     of the table is significantly apart."""
 
     def __init__(self, ctx: RunContext):
+        super().__init__()
         self.ctx = ctx
-        self._entrants: list[str] = []
-
-    @property
-    def entrants(self) -> list[str]:
-        return list(self._entrants)
 
     def begin(self, names: list[str]) -> schedule.Plan:
         self._entrants = list(names)
@@ -174,10 +178,6 @@ class AdaptivePlanner:
     def add_entrant(self, name: str) -> None:
         if name not in self._entrants:
             self._entrants.append(name)
-
-    def remove_entrant(self, name: str) -> None:
-        if name in self._entrants:
-            self._entrants.remove(name)
 
     def total(self, run_id: int) -> int:
         return self.ctx.cfg.games

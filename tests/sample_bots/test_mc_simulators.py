@@ -50,19 +50,23 @@ def test_playout_reproduces_engine_and_heuristic(name, players):
             view = g.view(s).to_dict()
             action = _heuristic(view)
             if view["phase"] == "play" and rng.random() < 0.4:
-                v = Seen.of(view)
-                lv = _level(g, v.bid)
-                po = PlayOut(family=rs.family, players=players, team_of=g.table.team_of, hand_size=g.table.hand_size,
-                             deck_cards=g.table.deck, bidder=v.bidder, trump=v.strain, tricks_needed=lv.tricks,
-                             points=lv.points, alone=lv.alone, sitting_out=v.sitting_out, tricks=v.tricks,
-                             trick=v.trick, tricks_won=view["tricks_won"], partner_card=v.partner_card,
-                             partner=v.partner, seat=s)
+                po = _playout(g, rs, players, view, s)
                 assert sorted(set(po.legal(g.hands[s]))) == sorted(set(g.legal_action_ids()))
                 checks.append(po.run(po.split(g.hands), [cid(action.split()[1])]))
             g.apply(action)
         for out in checks:
             assert tuple(out.tricks_won) == g.deals[0].tricks and out.partner == g.deals[0].partner
 
+
+
+def _playout(g: Game, rs, players: int, view: dict, s: int) -> PlayOut:
+    """The play-out of the deal as seat ``s`` sees it in ``view`` (what the montecarlo bot builds)."""
+    v = Seen.of(view)
+    lv = _level(g, v.bid)
+    return PlayOut(family=rs.family, players=players, team_of=g.table.team_of, hand_size=g.table.hand_size,
+                   deck_cards=g.table.deck, bidder=v.bidder, trump=v.strain, tricks_needed=lv.tricks, points=lv.points,
+                   alone=lv.alone, sitting_out=v.sitting_out, tricks=v.tricks, trick=v.trick,
+                   tricks_won=view["tricks_won"], partner_card=v.partner_card, partner=v.partner, seat=s)
 
 @pytest.mark.parametrize("name,players", CASES)
 def test_playout_keeps_the_engine_rules_on_random_positions(name, players):
@@ -80,13 +84,7 @@ def test_playout_keeps_the_engine_rules_on_random_positions(name, players):
             view = g.view(s).to_dict()
             legal = list(g.legal_action_ids())
             if view["phase"] == "play":
-                v = Seen.of(view)
-                lv = _level(g, v.bid)
-                po = PlayOut(family=rs.family, players=players, team_of=g.table.team_of, hand_size=g.table.hand_size,
-                             deck_cards=g.table.deck, bidder=v.bidder, trump=v.strain, tricks_needed=lv.tricks,
-                             points=lv.points, alone=lv.alone, sitting_out=v.sitting_out, tricks=v.tricks,
-                             trick=v.trick, tricks_won=view["tricks_won"], partner_card=v.partner_card,
-                             partner=v.partner, seat=s)
+                po = _playout(g, rs, players, view, s)
                 assert sorted(set(po.legal(g.hands[s]))) == sorted(set(legal)), (seed, view)
                 checks.append((po, po.split(g.hands), len(plays)))
                 plays.append(legal[rng.randrange(len(legal))])
