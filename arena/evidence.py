@@ -17,24 +17,34 @@ seat at a free-for-all table, "ahead" meaning a winner over a non-winner, else m
 several seats: the mean over its seats against the other's). A's block score is the mean of its games'.
 
 **Head to head** (:func:`head_to_head`): over N blocks with scores x_i, the mean score, the Elo difference
-with a 95% interval (the score's interval through the logistic curve), the normalized Elo (the score's
-distance from 1/2 in per-game standard deviations, times 800/ln 10), the likelihood of superiority, the
-same for the margin in points, and the correlation inside the blocks as an effective-games multiplier.
+with a 95% interval (Student's t on the block scores, through the logistic curve), the normalized Elo (the
+score's distance from 1/2 in per-game standard deviations, times 800/ln 10), the likelihood of superiority,
+the same for the margin in points, and the correlation inside the blocks as an effective-games multiplier.
 
-**SPRT** (:class:`Sprt`, :class:`Sequential`): the generalized sequential probability ratio test of
-fishtest, on block scores: the log-likelihood ratio of the empirical distribution's maximum-likelihood
-fits with mean score s(elo1) and s(elo0), with Wald's bounds.
+**Is the difference real?** Between two bots of equal strength a block's score is as likely to fall
+d above 1/2 as d below (the duplicate deals give both the same cards), so the likelihood of superiority
+and the decision come from the exact sign-flip test of the block scores about 1/2 (:func:`sign_flip`),
+which holds its level at any number of blocks: a normal approximation on 3-10 blocks called equal bots
+apart 8-22 % of the time at a nominal 5 %. Below :data:`MIN_BLOCKS` no difference can be significant, and
+the table says "too few blocks". Past :data:`EXACT_MAX_BLOCKS` that differ from 1/2 the test is Student's t.
+
+The sequential test on block scores (``pepper arena match``) is :mod:`arena.sprt`.
 """
 
 from __future__ import annotations
 
 import math
-import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 Z95 = 1.959963984540054          # the standard normal's 97.5% quantile: 95% two-sided intervals
+LEVEL = 0.05                     # two-sided: a difference is significant when its p-value is at most this
+# The fewest blocks at which the sign-flip test can reach 95% two-sided: every one of 6 blocks won, 2 * 2^-6 < 0.05.
+MIN_BLOCKS = 6
+# Blocks away from 1/2 up to which the sign-flip test is exact (its distribution enumerated); Student's t beyond.
+EXACT_MAX_BLOCKS = 60
 NELO_PER_T = 800 / math.log(10)  # normalized Elo per unit of t-value (fishtest's nelo_divided_by_nt)
 
 Side = tuple[str, int]           # (bot, version)
@@ -60,6 +70,61 @@ def elo_of_score(score: float) -> float:
 def phi(x: float) -> float:
     """The standard normal distribution function."""
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+def student_t(df: float, x: float) -> float:
+    """Student's t distribution function with ``df`` degrees of freedom."""
+    from scipy.special import stdtr  # scipy's special functions: imported when a statistic is computed
+
+    return float(stdtr(df, x))
+
+
+def student_t_quantile(df: float, p: float) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, p))
+
+
+class SignFlip(NamedTuple):
+    """The sign-flip test of values about 0: the chance, were each value's sign a fair coin's, of a sum at least
+    (``upper``) or at most (``lower``) the one observed."""
+
+    upper: float
+    lower: float
+
+    @property
+    def los(self) -> float:
+        """The likelihood of superiority: the chance of a smaller sum, plus half that of an equal one (mid-p; 1/2 when
+        every value is 0)."""
+        return (1 - self.upper + self.lower) / 2
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided."""
+        return min(1.0, 2 * min(self.upper, self.lower))
+
+
+def sign_flip(values: Sequence[float]) -> SignFlip | None:
+    """The exact sign-flip (randomization) test of ``values`` about 0: the sums of the values under every assignment
+    of signs, counted (k values of one magnitude x sum to x (2j - k) in C(k, j) ways, and the magnitudes' sums
+    combine: block scores take a few distinct values); None for more than :data:`EXACT_MAX_BLOCKS` non-zero values
+    (then Student's t is as good)."""
+    magnitudes = Counter(round(abs(v), 9) for v in values if round(v, 9) != 0)
+    n = sum(magnitudes.values())
+    if n > EXACT_MAX_BLOCKS:
+        return None
+    sums: dict[float, int] = {0.0: 1}
+    for x, k in magnitudes.items():
+        nxt: dict[float, int] = {}
+        for total, ways in sums.items():
+            for j in range(k + 1):
+                t = round(total + x * (2 * j - k), 9)
+                nxt[t] = nxt.get(t, 0) + ways * math.comb(k, j)
+        sums = nxt
+    observed, eps, all_ways = sum(values), 1e-7, 2 ** n
+    return SignFlip(sum(w for t, w in sums.items() if t >= observed - eps) / all_ways,
+                    sum(w for t, w in sums.items() if t <= observed + eps) / all_ways)
 
 
 # ----------------------------------------------------------------------------- one game, pairwise
@@ -157,8 +222,7 @@ class HeadToHead:
     elo_low: float                  # its 95% interval
     elo_high: float
     nelo: float | None              # normalized Elo
-    los: float                      # likelihood of superiority: P(A stronger than B) (nan: every block alike, not all
-                                    # won or lost outright; then, at least 1 - 2^-N)
+    los: float                      # likelihood of superiority: P(A stronger than B), from the sign-flip test
     margin: float                   # A's mean margin per game, points
     margin_low: float
     margin_high: float
@@ -167,55 +231,69 @@ class HeadToHead:
     multiplier: float | None        # effective games per game played (score)
     margin_rho: float | None
     margin_multiplier: float | None
+    p_value: float = 1.0            # two-sided, of "A and B are equally strong" (the sign-flip test; t past its reach)
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer blocks than any difference could be significant on (:data:`MIN_BLOCKS`)."""
+        return self.blocks < MIN_BLOCKS
+
+    def significant_at(self, level: float) -> bool:
+        """The difference is significant at two-sided ``level``."""
+        return not self.too_few and self.p_value <= level
 
     @property
     def significant(self) -> bool:
-        """The difference is significant at 95%, two-sided: LOS above 97.5% or below 2.5% (where the interval is
-        known, the same as its excluding 0)."""
-        return not 0.025 <= self.los <= 0.975 if self.los == self.los else False
+        """The difference is significant at 95%, two-sided."""
+        return self.significant_at(LEVEL)
 
     def to_dict(self) -> dict:
         """JSON-safe: an infinite or undefined figure is null."""
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(self).items()}
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(self).items()} \
+            | {"significant": self.significant, "too_few": self.too_few}
 
 
 def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
     """The head-to-head statistics of A against B over ``blocks`` (A's side of each); None without blocks.
 
     Score: x_i = block score / games, mean x, s^2 their unbiased variance, se = s / sqrt(N); the score's 95%
-    interval x +- 1.96 se, mapped to Elo; LOS = Phi((x - 1/2) / se); nElo = (x - 1/2) / sqrt(g s^2) * 800/ln 10
-    with g the mean games per block (s^2 * g is the per-game variance a block of g independent games would
-    show). Margin: the same on the blocks' mean margins."""
+    interval x +- t se (t Student's 97.5% quantile with N - 1 degrees of freedom), mapped to Elo; the LOS and
+    p-value from the sign-flip test of x_i - 1/2 (:func:`sign_flip`; Student's t on (x - 1/2) / se past
+    :data:`EXACT_MAX_BLOCKS`); nElo = (x - 1/2) / sqrt(g s^2) * 800/ln 10 with g the mean games per block (s^2 * g
+    is the per-game variance a block of g independent games would show). Margin: the same on the blocks' mean
+    margins, with Student's t."""
     n = len(blocks)
     if n == 0:
         return None
     games = sum(k.games for k in blocks)
     g = games / n
-    x, var = _mean_var([k.score / k.games for k in blocks])
+    xs = [k.score / k.games for k in blocks]
+    x, var = _mean_var(xs)
     se = math.sqrt(var / n)
     d, dvar = _mean_var([k.margin / k.games for k in blocks])
     dse = math.sqrt(dvar / n)
+    tq = student_t_quantile(n - 1, 0.975) if n > 1 else math.inf
 
-    # Every block alike leaves the spread unknown: no interval (nan; null in JSON). Their LOS is then known only
-    # where every block was won outright (or lost): if A were not stronger, a block would be won outright at
-    # most half the time (B would win it outright as often), so N such blocks have a chance of at most 2^-N.
-    def los(mean: float, err: float) -> float:
-        return phi(mean / err) if 0 < err < math.inf else math.nan
+    def t_los(mean: float, err: float) -> float:
+        return student_t(n - 1, mean / err) if 0 < err < math.inf else math.nan
 
     if not 0 < se < math.inf:
-        se = math.nan
+        se = math.nan    # every block alike: no interval (nan; null in JSON)
     if not 0 < dse < math.inf:
         dse = math.nan
     clip = lambda s: s if s != s else min(1.0, max(0.0, s))  # noqa: E731
     nelo = (x - 0.5) / math.sqrt(g * var) * NELO_PER_T if 0 < var < math.inf else None
     c = correlation(_per_game_var(sum(k.score for k in blocks), sum(k.score_sq for k in blocks), games), var, g)
     cm = correlation(_per_game_var(sum(k.margin for k in blocks), sum(k.margin_sq for k in blocks), games), dvar, g)
-    p = los(x - 0.5, se)
-    if p != p and x in (0.0, 1.0):
-        p = 1 - 0.5 ** n if x == 1 else 0.5 ** n
-    return HeadToHead(a, b, n, games, x, elo_of_score(x), elo_of_score(clip(x - Z95 * se)),
-                      elo_of_score(clip(x + Z95 * se)), nelo, p, d, d - Z95 * dse, d + Z95 * dse,
-                      los(d, dse), c.rho, c.multiplier, cm.rho, cm.multiplier)
+    flip = sign_flip([v - 0.5 for v in xs])
+    if flip is not None:
+        los, p = flip.los, flip.p_value
+    else:
+        los = t_los(x - 0.5, se)
+        p = 2 * min(los, 1 - los) if los == los else 1.0
+    return HeadToHead(a, b, n, games, x, elo_of_score(x), elo_of_score(clip(x - tq * se)),
+                      elo_of_score(clip(x + tq * se)), nelo, los, d, d - tq * dse, d + tq * dse,
+                      t_los(d, dse), c.rho, c.multiplier, cm.rho, cm.multiplier, p)
 
 
 def pooled_correlation(pairs: Iterable[HeadToHead]) -> dict:
@@ -236,120 +314,6 @@ def pooled_correlation(pairs: Iterable[HeadToHead]) -> dict:
     return out
 
 
-# ----------------------------------------------------------------------------- SPRT
-_SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
-
-
-@dataclass(frozen=True)
-class Sprt:
-    """A generalized SPRT of H0: elo = elo0 against H1: elo = elo1 (logistic Elo, per game), with error rates
-    alpha (accepting H1 under H0) and beta (accepting H0 under H1)."""
-
-    elo0: float = 0.0
-    elo1: float = 5.0
-    alpha: float = 0.05
-    beta: float = 0.05
-
-    def __post_init__(self):
-        if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha + self.beta < 1):
-            raise ValueError(f"alpha={self.alpha} beta={self.beta}: each must be in (0, 1), and their sum below 1")
-        if not self.elo0 < self.elo1:
-            raise ValueError(f"elo0={self.elo0} elo1={self.elo1}: elo0 must be below elo1")
-
-    @classmethod
-    def parse(cls, text: str) -> Sprt:
-        """``"elo0=0 elo1=5 alpha=0.05 beta=0.05"`` (any of the four; spaces or commas between)."""
-        values = {}
-        for item in filter(None, re.split(r"[\s,]+", text.strip())):
-            key, eq, value = item.partition("=")
-            if not eq or key not in _SPRT_KEYS:
-                raise ValueError(f"{item!r}: expected KEY=VALUE with KEY one of {', '.join(_SPRT_KEYS)}")
-            try:
-                values[key] = float(value)
-            except ValueError:
-                raise ValueError(f"{item!r}: {value!r} is not a number") from None
-        return cls(**values)
-
-    @property
-    def lower(self) -> float:
-        """Accept H0 at or below this LLR: ln(beta / (1 - alpha))."""
-        return math.log(self.beta / (1 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        """Accept H1 at or above this LLR: ln((1 - beta) / alpha)."""
-        return math.log((1 - self.beta) / self.alpha)
-
-    def llr(self, counts: dict[float, float]) -> float:
-        """The log-likelihood ratio of H1 against H0 given how many blocks had each score (a score in [0, 1])."""
-        n = sum(counts.values())
-        if n == 0:
-            return 0.0
-        # Regularized as fishtest does: the extreme scores, if unseen, get a tiny count, so that any mean score in
-        # (0, 1) has a maximum-likelihood fit on the support (a run of wins does not make the LLR infinite).
-        support = dict(counts)
-        for end in (0.0, 1.0):
-            support.setdefault(end, 1e-3)
-        total = sum(support.values())
-        pdf = [(a, c / total) for a, c in support.items()]
-        p0 = _mle_with_mean(pdf, score_of_elo(self.elo0))
-        p1 = _mle_with_mean(pdf, score_of_elo(self.elo1))
-        return n * sum(p * math.log(q1 / q0) for (_, p), q0, q1 in zip(pdf, p0, p1))
-
-    def verdict(self, llr: float) -> str | None:
-        """"H1" or "H0" once the LLR reaches a bound, else None."""
-        return "H1" if llr >= self.upper else "H0" if llr <= self.lower else None
-
-
-def _mle_with_mean(pdf: list[tuple[float, float]], s: float) -> list[float]:
-    """The distribution on ``pdf``'s support closest (maximum likelihood) to ``pdf`` whose mean is ``s``:
-    p_i = phat_i / (1 + theta (a_i - s)), theta the root of sum phat_i (a_i - s) / (1 + theta (a_i - s)) = 0
-    (the secular equation; decreasing in theta), by Newton's method kept inside the bracket where every
-    1 + theta (a_i - s) > 0."""
-    lo = -1 / (max(a for a, _ in pdf) - s)
-    hi = 1 / (s - min(a for a, _ in pdf))
-    theta = 0.0
-    for _ in range(100):
-        f = df = 0.0
-        for a, p in pdf:
-            u = a - s
-            w = 1 + theta * u
-            f += p * u / w
-            df -= p * u * u / (w * w)
-        if f > 0:
-            lo = theta
-        else:
-            hi = theta
-        step = theta - f / df if df else (lo + hi) / 2
-        nxt = step if lo < step < hi else (lo + hi) / 2
-        if abs(nxt - theta) < 1e-12:
-            break
-        theta = nxt
-    return [p / (1 + theta * (a - s)) for a, p in pdf]
-
-
-class Sequential:
-    """An SPRT fed block scores in order; it decides at the first block whose LLR reaches a bound and then
-    ignores the rest (so that the verdict is a function of the blocks in plan order, however they finished)."""
-
-    def __init__(self, sprt: Sprt):
-        self.sprt = sprt
-        self.counts: dict[float, float] = {}
-        self.blocks = 0
-        self.llr = 0.0
-        self.verdict: str | None = None
-
-    def feed(self, score: float) -> str | None:
-        """One more block (its mean score per game); returns the verdict, if any."""
-        if self.verdict is None:
-            key = round(score, 9)
-            self.counts[key] = self.counts.get(key, 0) + 1
-            self.blocks += 1
-            self.llr = self.sprt.llr(self.counts)
-            self.verdict = self.sprt.verdict(self.llr)
-        return self.verdict
-
-
-__all__ = ["NELO_PER_T", "Z95", "Block", "Correlation", "HeadToHead", "PairResult", "Sequential", "Side", "Sprt",
-           "correlation", "elo_of_score", "game_pairs", "head_to_head", "phi", "pooled_correlation",
-           "score_of_elo"]
+__all__ = ["EXACT_MAX_BLOCKS", "LEVEL", "MIN_BLOCKS", "NELO_PER_T", "Z95", "Block", "Correlation", "HeadToHead",
+           "PairResult", "Side", "SignFlip", "correlation", "elo_of_score", "game_pairs", "head_to_head", "phi",
+           "pooled_correlation", "score_of_elo", "sign_flip", "student_t", "student_t_quantile"]

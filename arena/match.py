@@ -3,7 +3,7 @@
 A match is a run of the tournament machinery (:class:`arena.tournament.Arena`) with two bots and a planner of
 its own (:class:`SequentialPlanner`), planned a round of blocks at a time like an adaptive run, and stored like any run (so it resumes: the same command
 plays on where it stopped, and a decided match just prints its result). After each stored game the
-complete blocks are fed, in plan order, to a generalized SPRT (:class:`arena.evidence.Sequential`); the
+complete blocks are fed, in plan order, to a generalized SPRT (:class:`arena.sprt.Sequential`); the
 first block whose LLR reaches a bound decides, and no further block is planned. Games already in flight
 then finish and are stored, but the verdict and its estimate are those of the blocks up to the deciding
 one: a function of the plan and the results, whatever order the games finished in.
@@ -19,8 +19,9 @@ from . import schedule
 from .config import RunConfig
 from .context import RunContext
 from .errors import UsageError
-from .evidence import Block, HeadToHead, Sequential, Sprt, head_to_head
+from .evidence import Block, HeadToHead, head_to_head
 from .planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Entrants
+from .sprt import Sequential, Sprt, StopAdjusted, stop_adjusted
 from .store import Store
 from .tournament import Arena
 
@@ -54,6 +55,7 @@ class MatchStatus:
     games: int = 0                # their games
     played: int = 0               # games of the match stored (games in flight when it decided too)
     estimate: HeadToHead | None = None
+    adjusted: StopAdjusted | None = None   # the Elo estimate corrected for the SPRT's stop (decided matches)
 
     @property
     def exit_code(self) -> int:
@@ -102,9 +104,12 @@ class SequentialPlanner(Entrants):
             self.seq.feed(r.score / r.games)
             self.next_match += 1
             fed = True
+        estimate = head_to_head(self.a, self.b, self.blocks)
+        adjusted = None
+        if self.seq.verdict is not None:
+            adjusted = stop_adjusted(self.cfg.sprt, self.seq.verdict, self.seq.counts)
         st = MatchStatus(self.cfg.sprt, self.seq.verdict, self.seq.llr, len(self.blocks),
-                         sum(k.games for k in self.blocks), store.game_ids(run_id).count,
-                         head_to_head(self.a, self.b, self.blocks))
+                         sum(k.games for k in self.blocks), store.game_ids(run_id).count, estimate, adjusted)
         if fed:
             self.on_block(st)
         return st

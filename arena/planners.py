@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 from . import schedule, stats
 from .context import RunContext
 from .errors import UsageError
-from .evidence import Block, head_to_head
+from .evidence import LEVEL, Block, head_to_head
 from .ratings import Rating
 
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, each round on the
@@ -49,6 +49,26 @@ def adaptive_lag(planned: int) -> int:
 def adaptive_round(planned: int) -> int:
     """The games of the next adaptive round (whole matches, at least one), after ``planned`` planned games."""
     return max(ADAPTIVE_ROUND_GAMES, adaptive_lag(planned) // 8)
+
+
+def adaptive_bases(cap: int, per_match: int) -> list[int]:
+    """The basis of each look an adaptive run of ``cap`` games (matches of ``per_match``) takes at its table, one
+    before each round once the basis holds a game: the most it can take, if it never stops early."""
+    planned, bases = 0, []
+    while planned < cap:
+        if (basis := planned - adaptive_lag(planned)) > 0:
+            bases.append(basis)
+        matches = min(-(-(cap - planned) // per_match), max(1, adaptive_round(planned) // per_match))
+        planned += matches * per_match
+    return bases
+
+
+def adaptive_looks(cap: int, per_match: int) -> int:
+    """How many times at most an adaptive run looks at its table (:func:`adaptive_bases`): each look of
+    ``--until-confident`` tests at :data:`LEVEL` divided by this, so that the chance that the run ever stops on a
+    difference that is not there stays within LEVEL (Bonferroni over the looks), where testing each look at LEVEL
+    stops on one a third of the time or more."""
+    return max(1, len(adaptive_bases(cap, per_match)))
 
 
 @runtime_checkable
@@ -202,7 +222,8 @@ class AdaptivePlanner(Entrants):
         if not pairs or not all(sig for _, _, sig in pairs):
             return None
         basis = self.basis(len(self.ctx.planned(run_id)))
-        return (f"every adjacent pair of the table is significantly apart (95%) after the first {basis} planned games "
+        return (f"every adjacent pair of the table is significantly apart (95% over the run's up to "
+                f"{self.looks()} looks: {100 * self.level():.2g}% each) after the first {basis} planned games "
                 f"({' > '.join([pairs[0][0]] + [b for _, b, _ in pairs])}); the games planned after them are "
                 f"played too: {self.ctx.store.planned_count(run_id)} of the --games {self.ctx.cfg.games} cap")
 
@@ -212,6 +233,21 @@ class AdaptivePlanner(Entrants):
     def finished(self, run_id: int) -> bool:
         return self.ctx.store.planned_count(run_id) >= self.ctx.cfg.games
 
+    def per_match(self) -> int:
+        """The games of one match: a block's rotations with duplicate deals, else one."""
+        ctx, cfg = self.ctx, self.ctx.cfg
+        ups = schedule.lineups(self.entrants, ctx.rs, ctx.players, cfg.lineup)
+        mirrored = cfg.lineup == "mirrored" and ctx.table.teams < ctx.players
+        return len(schedule.rotations(ups[0], mirrored)) if cfg.duplicate else 1
+
+    def looks(self) -> int:
+        """The most looks at the table this run can take (:func:`adaptive_looks`)."""
+        return adaptive_looks(self.ctx.cfg.games, self.per_match())
+
+    def level(self) -> float:
+        """The two-sided level each look tests at: LEVEL shared out over the looks."""
+        return LEVEL / self.looks()
+
     def next_round(self, run_id: int) -> schedule.Plan:
         """Every line-up keeps a floor of matches, and the rest go to the line-ups whose bots the table may have the
         wrong way round (:meth:`lineup_scores`), among those of bots with about as many matches as the least-played
@@ -219,7 +255,7 @@ class AdaptivePlanner(Entrants):
         ctx, cfg, names = self.ctx, self.ctx.cfg, self.entrants
         ups = schedule.lineups(names, ctx.rs, ctx.players, cfg.lineup)
         mirrored = cfg.lineup == "mirrored" and ctx.table.teams < ctx.players
-        per_match = len(schedule.rotations(ups[0], mirrored)) if cfg.duplicate else 1
+        per_match = self.per_match()
         plan = ctx.planned(run_id)
         planned = len(plan)
         # On the ratings after the games planned up to the lag, whatever has finished meanwhile: the same command and
@@ -245,10 +281,11 @@ class AdaptivePlanner(Entrants):
         return [schedule.lineup_table_doubt(doubt, u, self.ctx.table) for u in ups]
 
     def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
-        """The table's adjacent pairs (upper, lower, significantly apart at 95%) as of the basis (the planned games
-        before the rounds in flight, all stored and rated; None before any): by their head-to-head blocks where they
-        have two or more, else their ratings, as the leaderboard marks ties (:func:`stats.separation`). A function of
-        the plan only, not of the order games finished in."""
+        """The table's adjacent pairs (upper, lower, significantly apart at this run's per-look :meth:`level`) as of
+        the basis (the planned games before the rounds in flight, all stored and rated; None before any): by their
+        head-to-head blocks in which each was its team alone where they have enough, else their ratings, as the
+        leaderboard marks ties (:func:`stats.separation`). A function of the plan only, not of the order games
+        finished in."""
         ctx = self.ctx
         planned = ctx.planned(run_id)
         basis = self.basis(len(planned))
@@ -257,13 +294,18 @@ class AdaptivePlanner(Entrants):
         rated = ctx.store.ratings_after(ctx.pool, run_id, basis, ctx.versions)
         ratings = {n: rated.get(n, Rating()) for n in self.entrants}
         done = {g.match for g in planned[:basis]} - ({planned[basis].match} if basis < len(planned) else set())
+        rows = ctx.store.blocks(ctx.pool)
+        shared = stats.partnered(rows)
         blocks: dict[tuple[str, str], list[Block]] = {}
-        for b in ctx.store.blocks(ctx.pool):
+        for b in rows:
             if (b.games == b.planned and (b.run_id != run_id or b.match in done)
-                    and ctx.version(b.bot) == b.version and ctx.version(b.opponent) == b.opponent_version):
+                    and ctx.version(b.bot) == b.version and ctx.version(b.opponent) == b.opponent_version
+                    and not {(b.run_id, b.match, (b.bot, b.version)),
+                             (b.run_id, b.match, (b.opponent, b.opponent_version))} & shared):
                 blocks.setdefault((b.bot, b.opponent), []).append(Block(b.games, b.score, b.score_sq, b.margin, b.margin_sq))
         order = sorted(self.entrants, key=lambda n: -ratings[n].conservative)
-        return [(a, b, stats.separation(ratings[a], ratings[b], head_to_head(a, b, blocks.get((a, b), [])))[1])
+        level = self.level()
+        return [(a, b, stats.separation(ratings[a], ratings[b], head_to_head(a, b, blocks.get((a, b), [])), level)[1])
                 for a, b in zip(order, order[1:])]
 
 
@@ -273,4 +315,4 @@ def default_planner(ctx: RunContext) -> Planner:
 
 
 __all__ = ["ADAPTIVE_LAG_GAMES", "ADAPTIVE_LAG_MAX", "ADAPTIVE_ROUND_GAMES", "AdaptivePlanner", "FixedPlanner",
-           "Planner", "adaptive_lag", "adaptive_round", "default_planner"]
+           "Planner", "adaptive_bases", "adaptive_lag", "adaptive_looks", "adaptive_round", "default_planner"]

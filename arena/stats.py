@@ -17,10 +17,14 @@ percentile of the per-game p99s (an upper-leaning estimate, not a pooled p99).
 The aggregates are SQL over the store's per-seat rows (:meth:`Store.totals`).
 
 Ties from differences: each row says how likely the bot is stronger than the next one down
-(``next_los``), from their head-to-head duplicate blocks where they have at least two complete ones that
-are not all alike (:mod:`arena.evidence`), else from their TrueSkill ratings (Phi((mu1 - mu2) / sqrt(sigma1^2 + sigma2^2))),
-and whether that difference is significant at 95% (two-sided: the likelihood above 97.5% or below
-2.5%). :func:`cross_table` gives the head-to-head statistics of every pair.
+(``next_los``), from their head-to-head duplicate blocks where they have at least
+:data:`arena.evidence.MIN_BLOCKS` complete ones in which each was its team alone (the sign-flip test,
+:mod:`arena.evidence`), else from their TrueSkill ratings (Phi((mu1 - mu2) / sqrt(sigma1^2 + sigma2^2))),
+and whether that difference is significant at 95% (two-sided). Where the blocks say, significantly, that
+the bot below is the stronger, the order is contradicted and the row below is marked ``^N``. A mixed
+line-up's blocks never count here (partners share a result): its pools separate by TrueSkill.
+:func:`cross_table` gives the head-to-head statistics of every pair. ``as_of`` cuts the blocks as it cuts
+the ratings: only blocks whose every game was rated by then.
 
 Field %: a bot's score against the field, each opponent weighted equally, from complete duplicate blocks
 (:func:`field_scores`). For each other row of the table it has complete blocks against, its head-to-head score over
@@ -45,7 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
-from .evidence import Block, HeadToHead, Side, head_to_head, phi, pooled_correlation
+from .evidence import LEVEL, Block, HeadToHead, Side, head_to_head, phi, pooled_correlation
 from .ratings import Rating
 from .store import BlockRow, Store
 
@@ -76,6 +80,7 @@ class Row:
     next_significant: bool | None = None   # that difference is significant at 95%
     next_basis: str | None = None          # "blocks" (their head-to-head duplicate blocks) or "trueskill"
     tied_above: bool = False               # not significantly below the row above (the table shows rank ~N)
+    beats_above: bool = False              # significantly stronger than the row above, head to head (rank ^N)
 
     @property
     def faults(self) -> int:
@@ -84,7 +89,7 @@ class Row:
 
     def to_dict(self) -> dict:
         """Every figure (JSON and CSV): the bot's name and its version apart, not the label."""
-        return {k: v for k, v in asdict(self).items() if k not in ("label", "tied_above")}
+        return {k: v for k, v in asdict(self).items() if k not in ("label", "tied_above", "beats_above")}
 
 
 class Column(NamedTuple):
@@ -99,7 +104,7 @@ def _num(x: float | None, digits: int = 1) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-_RANK = Column("rank", lambda r: f"~{r.rank}" if r.tied_above else str(r.rank))
+_RANK = Column("rank", lambda r: f"^{r.rank}" if r.beats_above else f"~{r.rank}" if r.tied_above else str(r.rank))
 _BOT = Column("bot", lambda r: r.label, left=True)
 _GAMES = Column("games", lambda r: str(r.games))
 _WIN = Column("win %", lambda r: _num(r.win_pct))
@@ -110,11 +115,14 @@ _FIELD = Column("field %", lambda r: _num(r.field_pct) + ("*" if r.field_pct is 
 def _vs_next(r: Row) -> str:
     if r.next_los is None:
         return ""
-    return f"{100 * r.next_los:.0f}%" + ("" if r.next_significant else " ~")
+    mark = " ~" if not r.next_significant else " ^" if r.next_los < 0.5 else ""
+    return f"{100 * r.next_los:.0f}%" + mark
 
 
 _NEXT = Column("vs next", _vs_next)
 NEXT_CAPTION = "~N: not significantly below the bot above (95%)"
+#: Added below NEXT_CAPTION when a row is so marked.
+BEATS_CAPTION = "^N: beats the bot above head to head (95%)"
 #: Short enough for the compact table's width (about 60 columns): the docs and --wide say the rest.
 FIELD_CAPTION = "field %: mean score against each other bot, duplicate blocks"
 
@@ -162,31 +170,41 @@ def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | N
     rows.sort(key=lambda x: -x.conservative)
     for i, row in enumerate(rows, 1):
         row.rank = i
-    field_scores(rows, blocks_by_pair(store, pool, solo=True))
-    pairs = head_to_heads(store, pool)
+    solo = blocks_by_pair(store, pool, solo=True, as_of=as_of)
+    field_scores(rows, solo)
+    separate(rows, head_to_heads(store, pool, blocks=solo))
+    return rows
+
+
+def separate(rows: list[Row], pairs: dict[tuple[Side, Side], HeadToHead]) -> None:
+    """Each row's ``next_*`` figures against the row below (from their head-to-head statistics in ``pairs``, else
+    their ratings: :func:`separation`), and the row below's marks: tied with it, or beating it head to head."""
     for row, below in zip(rows, rows[1:]):
         h = pairs.get(((row.bot, row.version), (below.bot, below.version)))
         row.next_los, row.next_significant, row.next_basis = separation(Rating(row.mu, row.sigma),
                                                                         Rating(below.mu, below.sigma), h)
         below.tied_above = not row.next_significant
-    return rows
+        below.beats_above = row.next_significant and row.next_los < 0.5
 
 
-def separation(upper: Rating, lower: Rating, h: HeadToHead | None) -> tuple[float, bool, str]:
-    """How likely the bot rated ``upper`` is stronger than the one rated ``lower`` just below it, whether that is
-    significant at 95%, and on what basis: their head-to-head blocks ``h`` (at least two, not all alike), else
-    their ratings."""
-    if h is not None and h.blocks >= 2 and math.isfinite(h.los):
-        return h.los, h.significant, "blocks"
+def separation(upper: Rating, lower: Rating, h: HeadToHead | None,
+               level: float = LEVEL) -> tuple[float, bool, str]:
+    """How likely the bot rated ``upper`` is stronger than the one rated ``lower`` just below it, whether that
+    difference (either way) is significant at two-sided ``level``, and on what basis: their head-to-head blocks
+    ``h`` (at least :data:`MIN_BLOCKS`), else their ratings."""
+    if h is not None and not h.too_few and math.isfinite(h.los):
+        return h.los, h.significant_at(level), "blocks"
     spread = math.sqrt(upper.sigma ** 2 + lower.sigma ** 2)
     los = phi((upper.mu - lower.mu) / spread) if spread > 0 else 0.5
-    return los, not 0.025 <= los <= 0.975, "trueskill"
+    return los, not level / 2 <= los <= 1 - level / 2, "trueskill"
 
 
-def blocks_by_pair(store: Store, pool: str, *, solo: bool = False) -> dict[tuple[Side, Side], list[Block]]:
+def blocks_by_pair(store: Store, pool: str, *, solo: bool = False,
+                   as_of: int | None = None) -> dict[tuple[Side, Side], list[Block]]:
     """The complete blocks of ``pool`` per ordered pair of sides (each side's own view of them); ``solo``: only
-    those where neither side shared its team with another side (:func:`partnered`)."""
-    rows = store.blocks(pool)
+    those where neither side shared its team with another side (:func:`partnered`); ``as_of``: only those whose
+    every game was rated by that point of the rating history (:meth:`Store.as_of`)."""
+    rows = store.blocks(pool, as_of=as_of)
     shared = partnered(rows) if solo else set()
     out: dict[tuple[Side, Side], list[Block]] = {}
     for b in rows:
@@ -224,12 +242,15 @@ def field_scores(rows: list[Row], blocks: dict[tuple[Side, Side], list[Block]]) 
         row.field_opponents, row.field_size = len(scores), len(sides) - 1
 
 
-def head_to_heads(store: Store, pool: str) -> dict[tuple[Side, Side], HeadToHead]:
-    """The head-to-head statistics of every ordered pair of sides with complete blocks in ``pool``."""
+def head_to_heads(store: Store, pool: str, *, blocks: dict[tuple[Side, Side], list[Block]] | None = None,
+                  as_of: int | None = None) -> dict[tuple[Side, Side], HeadToHead]:
+    """The head-to-head statistics of every ordered pair of sides with complete blocks in ``pool`` in which each
+    side was its team alone (or over ``blocks``, from :func:`blocks_by_pair`)."""
     counts = store.version_counts()
     name = lambda s: label(s[0], s[1], counts.get(s[0], 1))  # noqa: E731
-    return {(a, b): head_to_head(name(a), name(b), blocks)
-            for (a, b), blocks in blocks_by_pair(store, pool).items()}
+    if blocks is None:
+        blocks = blocks_by_pair(store, pool, solo=True, as_of=as_of)
+    return {(a, b): head_to_head(name(a), name(b), bl) for (a, b), bl in blocks.items()}
 
 
 @dataclass
@@ -250,13 +271,13 @@ class CrossTable:
         return {"head_to_head": out, "blocks": self.pooled}
 
 
-def cross_table(store: Store, pool: str, rows: list[Row]) -> CrossTable:
-    """The cross-table of ``rows`` (a ranked table of ``pool``)."""
-    pairs = head_to_heads(store, pool)
+def cross_table(store: Store, pool: str, rows: list[Row], as_of: int | None = None) -> CrossTable:
+    """The cross-table of ``rows`` (a ranked table of ``pool``, as of ``as_of`` as the rows were)."""
+    pairs = head_to_heads(store, pool, as_of=as_of)
     index = {(r.bot, r.version): i for i, r in enumerate(rows)}
     cells = {(index[a], index[b]): h for (a, b), h in pairs.items() if a in index and b in index}
     return CrossTable(rows, cells, pooled_correlation(h for (i, j), h in cells.items() if i < j))
 
 
-__all__ = ["COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table",
-           "field_scores", "head_to_heads", "label", "partnered", "table"]
+__all__ = ["BEATS_CAPTION", "COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table",
+           "field_scores", "head_to_heads", "label", "partnered", "separate", "separation", "table"]

@@ -212,8 +212,8 @@ def arena_match(
     Prints the LLR and its bounds as it goes, then the verdict with an Elo estimate and its 95% interval.
     Exit status: 0 H1 accepted (A is stronger by elo1), 3 H0 accepted, 4 undecided after --max-games, 1 the
     match cannot go on, 2 bad input. Resumable: the same command plays on where it stopped (docs/statistics.md)."""
-    from arena.evidence import Sprt
     from arena.match import MatchConfig, play
+    from arena.sprt import Sprt
     from arena.store import StoreError
     from arena.tournament import Arena, ArenaError, UsageError
     from referee.rules import RulesetError
@@ -268,9 +268,13 @@ def arena_match(
         status.verdict, f"undecided after {status.played} games (--max-games {max_games})")
     typer.echo(line(status))
     typer.echo(verdict)
+    if (adj := status.adjusted) is not None:
+        typer.echo(f"Elo {_signed(adj.elo, 1)} [{_signed(adj.elo_low, 1)}, {_signed(adj.elo_high, 1)}] (95%), "
+                   f"adjusted for the test's stop (the plain figures below overstate a difference the test stopped on)")
     if h is not None:
         los = "?" if h.los != h.los else f"{100 * h.los:.1f}%"
-        typer.echo(f"Elo {_signed(h.elo, 1)} [{_signed(h.elo_low, 1)}, {_signed(h.elo_high, 1)}] (95%), "
+        plain = "plain: " if status.adjusted is not None else ""
+        typer.echo(f"{plain}Elo {_signed(h.elo, 1)} [{_signed(h.elo_low, 1)}, {_signed(h.elo_high, 1)}] (95%), "
                    f"nElo {_signed(h.nelo, 1)}, LOS {los}, score {100 * h.score:.1f}%, margin {_signed(h.margin, 2)} "
                    f"points per game, over {h.blocks} blocks ({h.games} games)")
     raise typer.Exit(status.exit_code)
@@ -418,24 +422,26 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, 
     from rich.table import Table
 
     from arena.ratings import Pool
-    from arena.stats import COMPACT, FIELD_CAPTION, NEXT_CAPTION, WIDE, table
+    from arena.stats import BEATS_CAPTION, COMPACT, FIELD_CAPTION, NEXT_CAPTION, WIDE, table
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
+    rows = table(st, pool, all_versions=all_versions, as_of=as_of)
+    beats = "\n" + BEATS_CAPTION if any(r.beats_above for r in rows) else ""
     t = Table(title=f"{label}{after}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
               caption=FIELD_CAPTION + "\n" + ("field of: the other bots it has such blocks against; win %: games won, "
                                               "which depends on whom it was scheduled against\n"
-                                              "vs next: P(better than the next bot); ~ not significant (95%)" if wide else
-                                              "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION))
+                                              "vs next: P(better than the next bot); ~ not significant (95%); ^ the next bot beats it head "
+                                              "to head" if wide else
+                                              "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION) + beats)
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
-    rows = table(st, pool, all_versions=all_versions, as_of=as_of)
     for r in rows:
         t.add_row(*(c.cell(r) for c in columns))
     _console(t, wide).print(t)
     if cross:
-        _print_cross(st, pool, rows)
+        _print_cross(st, pool, rows, as_of)
 
 
 def _console(t, wide: bool):
@@ -458,18 +464,20 @@ def _signed(x: float | None, digits: int = 0) -> str:
     return "+inf" if x == float("inf") else "-inf" if x == float("-inf") else f"{x:+.{digits}f}"
 
 
-def _print_cross(st, pool: str, rows: list) -> None:
+def _print_cross(st, pool: str, rows: list, as_of: int | None = None) -> None:
     """Every pair's head-to-head statistics over their complete duplicate blocks (docs/statistics.md)."""
     from rich import box
     from rich.table import Table
 
+    from arena.evidence import MIN_BLOCKS
     from arena.stats import cross_table
 
-    cross = cross_table(st, pool, rows)
+    cross = cross_table(st, pool, rows, as_of)
     t = Table(title="head to head, over complete duplicate blocks (per game; [95% interval])", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
               caption="LOS = P(bot stronger); margin: points per game; x games: effective games per game played; "
-                      "~ not significant; ? every block alike (no spread)")
+                      "~ not significant; ? every block alike (no spread); too few: under "
+                      f"{MIN_BLOCKS} blocks, where no difference can be significant")
     for head in ("bot", "opponent", "blocks", "games", "score %", "Elo [95%]", "nElo", "LOS %", "margin [95%]",
                  "x games"):
         t.add_column(head, justify="left" if head in ("bot", "opponent") else "right", overflow="fold")
@@ -477,7 +485,7 @@ def _print_cross(st, pool: str, rows: list) -> None:
         if i < j:
             t.add_row(h.a, h.b, str(h.blocks), str(h.games), f"{100 * h.score:.1f}",
                       f"{_signed(h.elo)} [{_signed(h.elo_low)}, {_signed(h.elo_high)}]" + ("" if h.significant else " ~"),
-                      _signed(h.nelo), "?" if h.los != h.los else f"{100 * h.los:.1f}",
+                      _signed(h.nelo), "too few" if h.too_few else "?" if h.los != h.los else f"{100 * h.los:.1f}",
                       f"{_signed(h.margin, 2)} [{_signed(h.margin_low, 2)}, {_signed(h.margin_high, 2)}]",
                       "-" if h.multiplier is None else "inf" if h.multiplier == float("inf") else f"{h.multiplier:.2f}")
     if not cross.pairs:
@@ -538,7 +546,7 @@ def arena_table(
         out = {}
         for k in labels:
             rows = table(st, k, all_versions=all_versions, as_of=cuts.get(k))
-            out[labels[k]] = {"table": [r.to_dict() for r in rows]} | cross_table(st, k, rows).to_dict() if cross \
+            out[labels[k]] = {"table": [r.to_dict() for r in rows]} | cross_table(st, k, rows, cuts.get(k)).to_dict() if cross \
                 else [r.to_dict() for r in rows]
         typer.echo(json.dumps(out))
     elif csv_out:

@@ -140,12 +140,20 @@ class GameTables:
             "margin = margin + excluded.margin, margin_sq = margin_sq + excluded.margin_sq",
             [(game.run_id, row[0], game.pool, *p.a, *p.b, p.score, p.score ** 2, p.margin, p.margin ** 2) for p in pairs])
 
-    def blocks(self, pool: str, run_id: int | None = None, from_match: int = 0) -> list[BlockRow]:
+    def blocks(self, pool: str, run_id: int | None = None, from_match: int = 0,
+               as_of: int | None = None) -> list[BlockRow]:
         """Every side's block rows in ``pool`` (or in one run of it, from its match ``from_match`` on), by run and
-        match, each with the games its block has in the plan."""
+        match, each with the games its block has in the plan; ``as_of`` (from :meth:`as_of`): only the blocks whose
+        every planned game was rated by that point of the rating history."""
         cond, args = ("AND b.run_id = ? AND b.match >= ?", (pool, run_id, from_match)) if run_id is not None \
             else ("", (pool,))
         cond_p, args_p = ("AND match >= ?", (from_match,)) if run_id is not None else ("", ())
+        cut, args_c = ("", ()) if as_of is None else ("""
+            JOIN (SELECT g.run_id, p.match, COUNT(*) AS rated FROM games g
+                  JOIN planned_games p ON p.run_id = g.run_id AND p.idx = g.idx
+                  WHERE g.id IN (SELECT game_id FROM rating_history WHERE pool = ? AND rowid <= ?)
+                  GROUP BY g.run_id, p.match) r ON r.run_id = b.run_id AND r.match = b.match AND r.rated = p.n""",
+                                                      (pool, as_of))
         rows = self.db.execute(f"""
             WITH planned AS (
                 SELECT run_id, match, COUNT(*) AS n FROM planned_games
@@ -153,8 +161,9 @@ class GameTables:
                 GROUP BY run_id, match)
             SELECT b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version, b.games, p.n,
                    b.score, b.score_sq, b.margin, b.margin_sq
-            FROM block_scores b JOIN planned p USING (run_id, match) WHERE b.pool = ? {cond}
-            ORDER BY b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version""", args + args_p + args)
+            FROM block_scores b JOIN planned p USING (run_id, match) {cut} WHERE b.pool = ? {cond}
+            ORDER BY b.run_id, b.match, b.bot, b.version, b.opponent, b.opponent_version""",
+            args + args_p + args_c + args)
         return [BlockRow(*r) for r in rows]
 
     def record_crash(self, run_id: int, pool: str, bot: str, version: int, exit_code: int | None,

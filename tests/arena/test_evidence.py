@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from arena.evidence import Block, Sequential, Sprt, game_pairs, head_to_head, pooled_correlation, score_of_elo
+from arena.evidence import Block, game_pairs, head_to_head, pooled_correlation, score_of_elo
+from arena.sprt import Sequential, Sprt
 
 
 def block(*games: tuple[float, float]) -> Block:
@@ -27,17 +28,18 @@ def test_head_to_head_of_the_worked_example():
     # Block means 1, .5, .5, 1: mean .75, unbiased variance .25/3, se sqrt(.25/3/4) = .144338.
     assert h.score == pytest.approx(0.75)
     assert h.elo == pytest.approx(190.8485, abs=1e-3)                 # -400 log10(1/.75 - 1)
-    assert h.elo_low == pytest.approx(-22.8919, abs=1e-3)             # .75 - 1.96 * .144338 = .467103
-    assert h.elo_high == math.inf                                     # .75 + 1.96 * .144338 > 1
-    assert h.los == pytest.approx(0.958368, abs=1e-6)                 # Phi(.25 / .144338)
+    assert h.elo_low == pytest.approx(-154.9932, abs=1e-3)            # .75 - t(3) 3.182446 * .144338 = .290649
+    assert h.elo_high == math.inf                                     # .75 + 3.182446 * .144338 > 1
+    # Sign flips of the deviations +.5, 0, 0, +.5: 1 of 4 sums at least +1, all 4 at most: (1 - 1/4 + 1) / 2.
+    assert h.los == 0.875 and h.p_value == 0.5 and h.too_few
     assert h.nelo == pytest.approx(212.7600, abs=1e-3)                # .25 / sqrt(2 * .25/3) * 800 / ln 10
     assert not h.significant
     # Per-game variance (6 - 8 * .75^2) / 7 = .214286; 2 * (.25/3) / .214286 = .777778 = 1 + rho.
     assert h.rho == pytest.approx(-2 / 9) and h.multiplier == pytest.approx(9 / 7)
     # Margins: block means 8, -2, 5, 4: mean 3.75, variance 17.5833, se 2.096624.
     assert h.margin == pytest.approx(3.75)
-    assert (h.margin_low, h.margin_high) == (pytest.approx(-0.359308, abs=1e-6), pytest.approx(7.859308, abs=1e-6))
-    assert h.margin_los == pytest.approx(0.963160, abs=1e-6)
+    assert (h.margin_low, h.margin_high) == (pytest.approx(-2.922394, abs=1e-6), pytest.approx(10.422394, abs=1e-6))
+    assert h.margin_los == pytest.approx(0.914184, abs=1e-6)          # Student's t(3) at 3.75 / 2.096624
     assert h.margin_multiplier == pytest.approx(1.281652, abs=1e-6)
     assert h.to_dict()["elo_high"] is None   # JSON has no infinity
     # From B's side everything turns around.
@@ -49,7 +51,8 @@ def test_head_to_head_of_the_worked_example():
 
 def test_more_blocks_of_the_same_make_it_significant_and_the_pool_sums_effective_games():
     h = head_to_head("A", "B", EXAMPLE * 4)
-    assert h.significant and h.elo_low > 0 and h.los > 0.999
+    # 8 of 16 blocks at +1/2, none below: p-value 2 * 2^-8.
+    assert h.significant and h.elo_low > 0 and h.p_value == 2 ** -7 and h.los == 1 - 2 ** -9
     pooled = pooled_correlation([h, head_to_head("A", "C", EXAMPLE)])
     assert pooled["score"]["games"] == 40
     assert pooled["score"]["effective_games"] == pytest.approx(32 * h.multiplier + 8 * 9 / 7)
@@ -119,13 +122,13 @@ def test_sprt_error_rates_by_simulation():
 
 def test_blocks_all_alike_give_no_interval_and_all_won_a_bounded_los():
     draws = head_to_head("A", "B", [block((1, 5), (0, -5))] * 4)   # a deterministic bot against its copy
-    assert draws.score == 0.5 and math.isnan(draws.los) and not draws.significant and draws.to_dict()["los"] is None
+    assert draws.score == 0.5 and draws.los == 0.5 and draws.p_value == 1 and not draws.significant
     assert draws.elo == 0 and draws.rho == -1 and draws.multiplier == math.inf and draws.margin_rho == -1
     won = head_to_head("A", "B", [block((1, 5), (1, 5))] * 4)
     assert won.score == 1 and won.elo == math.inf and won.to_dict()["elo_low"] is None and won.multiplier is None
-    assert won.los == 1 - 1 / 16 and not won.significant          # 4 blocks won outright: chance 2^-4 if not stronger
+    assert won.los == 1 - 1 / 32 and won.p_value == 1 / 8 and not won.significant   # 4 blocks won: 2 * 2^-4
     six = head_to_head("B", "A", [block((0, -5), (0, -5))] * 6)
-    assert six.los == 1 / 64 and six.significant                   # 6 lost outright: 2^-6 < 2.5%
+    assert six.los == 1 / 128 and six.p_value == 1 / 32 and six.significant        # 6 lost: 2 * 2^-6 < 5%
     # The pool's figures cover the score and the margin alike (a generator of pairs is read once).
     pooled = pooled_correlation(h for h in (head_to_head("A", "B", EXAMPLE),))
     assert pooled["score"]["games"] == pooled["margin"]["games"] == 8

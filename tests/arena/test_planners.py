@@ -5,10 +5,10 @@ import pytest
 
 from arena.context import RunContext
 from arena.errors import UsageError
-from arena.evidence import Sprt
 from arena.match import MatchConfig, SequentialPlanner
 from arena.planners import AdaptivePlanner, FixedPlanner, Planner, default_planner
 from arena.sinks import CollectingSink, RatedSink, ResultSink
+from arena.sprt import Sprt
 from arena.store import Store
 from arena.tournament import RunConfig
 

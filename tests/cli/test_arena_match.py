@@ -13,6 +13,8 @@ import sys
 import pytest
 from arena_cli_run import SHORT, games, pepper
 
+from arena.evidence import MIN_BLOCKS
+
 pytestmark = pytest.mark.xdist_group("arena")
 LLR = re.compile(r"^(\S+) vs (\S+): (\d+) blocks \((\d+) games\), LLR (-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]", re.M)
 
@@ -25,9 +27,12 @@ def test_heuristic_against_random_accepts_h1_and_a_decided_match_plays_no_more(t
     lines = LLR.findall(r.stdout)
     blocks, llr, upper = int(lines[-1][2]), float(lines[-1][4]), float(lines[-1][6])
     assert llr >= upper == pytest.approx(2.94, abs=0.01) and all(float(x[4]) < upper for x in lines[:-2])
-    # (Every block won outright leaves no spread: Elo +inf [?, ?], and a LOS of 1 - 2^-blocks.)
-    assert re.search(r"^Elo \+\S+ \[\S+, \S+\] \(95%\), nElo \S+, LOS (9\d|100)\.\d%, score \d+\.\d%, margin \+[\d.]+ "
-                     rf"points per game, over {blocks} blocks", r.stdout, re.M), r.stdout
+    # First the estimate adjusted for the stop, then the plain one. (Every block won outright leaves no spread:
+    # Elo +inf [?, ?].)
+    adjusted = re.search(r"^Elo \+([\d.]+) \[(\S+), \+([\d.]+)\] \(95%\), adjusted for the test's stop", r.stdout, re.M)
+    assert adjusted and float(adjusted[2]) < float(adjusted[1]) < float(adjusted[3]), r.stdout
+    assert re.search(r"^plain: Elo \+\S+ \[\S+, \S+\] \(95%\), nElo \S+, LOS (9\d|100)\.\d%, score \d+\.\d%, "
+                     rf"margin \+[\d.]+ points per game, over {blocks} blocks", r.stdout, re.M), r.stdout
     played = games(tmp_path)
     assert played >= 2 * blocks
     # The same command again: decided, nothing more is played.
@@ -40,7 +45,8 @@ def test_heuristic_against_random_accepts_h1_and_a_decided_match_plays_no_more(t
     pool = json.loads(cross.stdout)["short/4p"]
     [h] = pool["head_to_head"]
     assert (h["bot"], h["opponent"]) == ("heuristic", "random") and h["blocks"] >= blocks and h["score"] > 0.7
-    assert pool["table"][0]["bot"] == "heuristic" and pool["table"][0]["next_basis"] == "blocks"
+    assert pool["table"][0]["bot"] == "heuristic"
+    assert pool["table"][0]["next_basis"] == ("blocks" if h["blocks"] >= MIN_BLOCKS else "trueskill")
     text = pepper(tmp_path, "table", "--ruleset", "short.toml", "--cross")
     assert re.search(r"^heuristic +random +\d+ +\d+ +\d+\.\d +\+\d+ \[", text.stdout, re.M), text.stdout
 

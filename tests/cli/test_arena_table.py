@@ -169,7 +169,8 @@ def test_field_pct_is_the_score_against_each_opponent_once_and_not_the_schedules
     out = pepper(db=scheduled, columns="80").stdout
     assert _row(out, "1", "padded", "24.00", "30.00 ± 6.00", "21", "62.5", "0"), out
     assert _row(out, "~2", "tested", "22.00", "28.00 ± 6.00", "13", "75.0", "0"), out
-    assert _row(out, "~3", "weak", "9.00", "15.00 ± 6.00", "20", "12.5", "0"), out
+    # Two blocks of tested against weak are too few for a test: their ratings, far apart, separate them.
+    assert _row(out, "3", "weak", "9.00", "15.00 ± 6.00", "20", "12.5", "0"), out
     wide = pepper("--wide", db=scheduled).stdout  # win % stays beside it
     assert re.search(r"^ *1 +padded +30\.00 +2\.00 +24\.00 +21 +62\.5 +2/2 +85\.7 ", wide, re.M), wide
     table = {r["bot"]: r for r in csv.DictReader(io.StringIO(pepper("--csv", db=scheduled).stdout))}

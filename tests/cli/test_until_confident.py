@@ -16,7 +16,8 @@ RUN = ("run", "--ruleset", "short.toml", "--bots", "heuristic,random", "--adapti
 def test_until_confident_stops_once_the_table_is_separated_and_resumes_to_the_same_stop(tmp_path):
     r = pepper(tmp_path, *RUN, "--games", "5000")
     assert r.returncode == 0, r.stdout + r.stderr
-    m = re.search(r"^stopped: every adjacent pair of the table is significantly apart \(95%\) after the first (\d+) "
+    m = re.search(r"^stopped: every adjacent pair of the table is significantly apart \(95% over the run.s up to \d+ looks: "
+                  r"[\d.e-]+% each\) after the first (\d+) "
                   r"planned games \(heuristic > random\); the games planned after them are played too: (\d+) of the "
                   r"--games 5000 cap$", r.stdout, re.M)
     assert m, r.stdout
