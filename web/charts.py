@@ -33,7 +33,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
 
 
 def _text(x: float, y: float, text: str, anchor: str = "start", **attrs) -> str:
-    more = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    more = "".join(f' {k.rstrip("_").replace("_", "-")}="{v}"' for k, v in attrs.items())   # class_: class
     return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{FONT}" font-family="sans-serif" '
             f'fill="#333"{more}>{escape(text)}</text>')
 
