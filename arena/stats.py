@@ -145,9 +145,11 @@ def label(bot: str, version: int, versions: int) -> str:
     return bot if versions <= 1 else f"{bot} v{version}"
 
 
-def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | None = None) -> list[Row]:
+def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | None = None,
+          pairs: dict[tuple[Side, Side], HeadToHead] | None = None) -> list[Row]:
     """The ranked rows of ``pool`` (a key): each bot's newest version with games there, or every version;
-    ``as_of``: as they stood at that point of the rating history (:meth:`Store.as_of`)."""
+    ``as_of``: as they stood at that point of the rating history (:meth:`Store.as_of`); ``pairs``: the pool's
+    :func:`head_to_heads`, if the caller has them (a cross-table wants them too)."""
     totals = store.totals(pool, as_of)
     if not all_versions:
         newest = {t.bot: t.version for t in totals}  # ordered by bot, then version
@@ -163,7 +165,7 @@ def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | N
     for i, row in enumerate(rows, 1):
         row.rank = i
     field_scores(rows, blocks_by_pair(store, pool, solo=True))
-    pairs = head_to_heads(store, pool)
+    pairs = head_to_heads(store, pool) if pairs is None else pairs
     for row, below in zip(rows, rows[1:]):
         h = pairs.get(((row.bot, row.version), (below.bot, below.version)))
         row.next_los, row.next_significant, row.next_basis = separation(Rating(row.mu, row.sigma),
@@ -250,9 +252,10 @@ class CrossTable:
         return {"head_to_head": out, "blocks": self.pooled}
 
 
-def cross_table(store: Store, pool: str, rows: list[Row]) -> CrossTable:
-    """The cross-table of ``rows`` (a ranked table of ``pool``)."""
-    pairs = head_to_heads(store, pool)
+def cross_table(store: Store, pool: str, rows: list[Row],
+                pairs: dict[tuple[Side, Side], HeadToHead] | None = None) -> CrossTable:
+    """The cross-table of ``rows`` (a ranked table of ``pool``); ``pairs`` as for :func:`table`."""
+    pairs = head_to_heads(store, pool) if pairs is None else pairs
     index = {(r.bot, r.version): i for i, r in enumerate(rows)}
     cells = {(index[a], index[b]): h for (a, b), h in pairs.items() if a in index and b in index}
     return CrossTable(rows, cells, pooled_correlation(h for (i, j), h in cells.items() if i < j))

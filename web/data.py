@@ -11,7 +11,7 @@ import math
 
 from arena.evidence import Block, Sequential, Sprt, head_to_head
 from arena.ratings import Pool
-from arena.stats import cross_table, label, table
+from arena.stats import cross_table, head_to_heads, label, table
 from arena.store import Store, StoredGame
 from arena.store import browse as queries
 from referee.rules import RulesError
@@ -71,14 +71,15 @@ def leaderboard(store: Store, pool: str | None = None, *, all_versions: bool = F
     and whether it is tied with the row above), each with its interval and faults by kind, and the cross-table of
     head-to-head statistics over their duplicate blocks (:func:`arena.stats.cross_table`)."""
     key = _pool(store, pool)
-    ranked = table(store, key, all_versions=all_versions)
+    pairs = head_to_heads(store, key)   # once, for both
+    ranked = table(store, key, all_versions=all_versions, pairs=pairs)
     rows = []
     for r in ranked:
         d = r.to_dict()
         d.update(label=r.label, faults=r.faults, tied_above=r.tied_above, low=r.mu - 3 * r.sigma, high=r.mu + 3 * r.sigma)
         rows.append(d)
     return _finite({"pool": key, "label": pool_labels(store)[key], "rows": rows, "newest_game": store.newest_game(key),
-                    "cross_table": cross_table(store, key, ranked).to_dict()})
+                    "cross_table": cross_table(store, key, ranked, pairs).to_dict()})
 
 
 def history(store: Store, pool: str, bot: str, version: int = 1) -> list[dict]:

@@ -11,12 +11,13 @@ it is computed once per mark and answered from the cache until the mark moves.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import TypeVar
 
-from arena.store import Store
+from arena.store import Store, StoreError
 from arena.store import browse as queries
 
 T = TypeVar("T")
@@ -47,7 +48,10 @@ class ChangeFeed:
 
     async def _watch(self) -> None:
         while self.followers:
-            mark = await asyncio.to_thread(read_mark, self.db)
+            try:
+                mark = await asyncio.to_thread(read_mark, self.db)
+            except (StoreError, sqlite3.Error):   # busy or being replaced: the streams wait for the next look
+                mark = self.mark
             if mark != self.mark:
                 self.mark = mark
                 self._changed.set()

@@ -56,11 +56,23 @@ async function load() {
 // Every load (a filter changed, "older games", a change in the store) goes through one queue: one at a time.
 const reload = oneAtATime(load);
 
+// The pool and bot menus, rebuilt from the API (a pool or bot a running tournament adds appears live), keeping
+// what the reader chose.
+const menus = oneAtATime(async () => {
+  try {
+    const [pools, bots] = await Promise.all([api("/api/pools"), api("/api/bots")]);
+    for (const [sel, items] of [[form.elements.pool, pools.map((p) => [p.key, p.label])],
+                                [form.elements.bot, bots.map((b) => [b.name, b.name])]]) {
+      const chosen = sel.value;
+      sel.replaceChildren(el("option", {value: ""}, "any"), ...items.map(([v, text]) => el("option", {value: v}, text)));
+      sel.value = chosen;
+    }
+  } catch (e) { showError(document.getElementById("count"), e); }
+});
+
 async function init() {
+  await menus();
   const given = new URLSearchParams(location.search);
-  const [pools, bots] = await Promise.all([api("/api/pools"), api("/api/bots")]);
-  form.elements.pool.append(...pools.map((p) => el("option", {value: p.key}, p.label)));
-  form.elements.bot.append(...bots.map((b) => el("option", {value: b.name}, b.name)));
   for (const [k, v] of given) if (form.elements[k] && k !== "run") form.elements[k].value = v;
   await reload();
 }
@@ -69,4 +81,4 @@ form.addEventListener("change", () => { wanted = PAGE; reload(); });
 form.addEventListener("submit", (e) => { e.preventDefault(); wanted = PAGE; reload(); });
 more.addEventListener("click", () => { wanted = tbody.rows.length + PAGE; reload(); });
 init();
-followChanges(reload);
+followChanges(() => { menus(); reload(); });

@@ -140,3 +140,7 @@ poolSel.addEventListener("change", refresh);
 allVersions.addEventListener("change", refresh);
 refresh();
 followChanges(refresh);
+
+// A turned phone or a resized window: the charts are drawn for their box's width, so draw them again.
+let drawnFor = innerWidth;
+addEventListener("resize", () => { if (Math.abs(innerWidth - drawnFor) >= 40) { drawnFor = innerWidth; refresh(); } });

@@ -64,3 +64,7 @@ const reloadMatches = oneAtATime(async () => {
 });
 reloadMatches();
 followChanges(reloadMatches);
+
+// A turned phone or a resized window: the charts are drawn for their box's width, so draw them again.
+let drawnFor = innerWidth;
+addEventListener("resize", () => { if (Math.abs(innerWidth - drawnFor) >= 40) { drawnFor = innerWidth; reloadMatches(); } });
