@@ -30,8 +30,10 @@ def test_the_match_api_replays_the_test_pepper_arena_match_ran(match_db, match_s
     assert int(lines[-1][0]) == len(trace)            # it decided at the trace's last block, past its bound
     assert (trace[-1]["llr"] >= one["sprt"]["upper"]) == (one["verdict"] == "H1")
     assert all(one["sprt"]["lower"] < t["llr"] < one["sprt"]["upper"] for t in trace[:-1])
-    elo = re.search(r"^Elo ([+-]\d+\.\d)", printed, re.M).group(1)
-    assert f"{one['estimate']['elo']:+.1f}" == elo and one["estimate"]["blocks"] == len(trace)
+    elo = re.search(r"^Elo ([+-](?:\d+\.\d|inf)) ", printed, re.M).group(1)   # +inf: every block won outright
+    shown = one["estimate"]["elo"]
+    assert (elo[1:] == "inf" and shown is None) or f"{shown:+.1f}" == elo, (elo, shown)
+    assert one["estimate"]["blocks"] == len(trace)
     with pytest.raises(urllib.error.HTTPError) as e:
         match_server.api("/api/matches/1")
     assert e.value.code == 404 and json.loads(e.value.read())["detail"] == "run 1 is not a match; the matches are runs 2"

@@ -6,9 +6,12 @@ const runId = document.getElementById("match-title")?.dataset.run;
 
 function elo(h) {
   if (!h) return "-";
-  // null: infinite (a score of 0 or 1 on that side), as the API writes it
+  // The API writes an infinite or undefined figure as null: the Elo of a score of 0 or 1 is infinite; an interval
+  // with both ends null is unknown (every block alike: no spread), with one end null that end is infinite.
   const signed = (x, inf) => (x === null ? inf : (x > 0 ? "+" : "") + num(x, 0));
-  return `${signed(h.elo, h.score > 0.5 ? "+inf" : "-inf")} [${signed(h.elo_low, "-inf")}, ${signed(h.elo_high, "+inf")}]`;
+  const unknown = h.elo_low === null && h.elo_high === null;
+  return `${signed(h.elo, h.score > 0.5 ? "+inf" : "-inf")} ` +
+    `[${signed(h.elo_low, unknown ? "?" : "-inf")}, ${signed(h.elo_high, unknown ? "?" : "+inf")}]`;
 }
 
 function test(m) { return `elo0=${m.sprt.elo0} elo1=${m.sprt.elo1} alpha=${m.sprt.alpha} beta=${m.sprt.beta}`; }
