@@ -3,9 +3,9 @@
 Every request opens the store read-only (one SQLite connection per request: sqlite3 connections stay in
 their thread, and FastAPI runs plain functions in a thread pool), so the server never writes the database
 and reads each game as the arena committed it. ``/api/events`` is a server-sent event stream that says
-``change`` whenever the store gains a game, a rating or a crash, which the leaderboard and the games list follow
-live: one watcher reads the store's change mark for every open stream, and the pools and leaderboards are computed
-once per mark (web.live).
+``change`` whenever the store gains a game, a rating, a crash or a finished run, which the leaderboard, the games
+list and the matches follow live: one watcher reads the store's change mark for every open stream, and the pools,
+leaderboards, matches and charts are computed once per mark (web.live).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def create_app(db: str | FilePath, *, poll: float = POLL_SECONDS, seat: HumanSea
 
     @app.get("/api/events")
     async def api_events(request: Request) -> StreamingResponse:
-        """Server-sent events: ``change`` with the newest game id whenever the store gains a game, rating or crash."""
+        """Server-sent events: ``change`` with the newest game id whenever the store's change mark moves."""
         async def stream():
             changes.follow()
             try:

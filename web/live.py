@@ -77,21 +77,35 @@ class ChangeFeed:
 
 
 class MarkCache:
-    """Answers by key, computed once per change mark: a new mark drops every answer of the old one."""
+    """Answers by key, computed once per change mark: a newer mark drops every answer of the old one.
+
+    Requests that miss the same key together (every open page reloading on the same change) wait for the first
+    one's answer instead of each computing it; other keys go on meanwhile. A request that read an older mark than
+    the cache holds (it opened the store just before a change) computes its answer without keeping it."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self._mark: Mark | None = None
         self._answers: dict[Hashable, object] = {}
-        self.computed = 0   # how many answers were computed (not read from the cache): for tests and curiosity
+        self._computing: dict[Hashable, threading.Lock] = {}
+        self.computed = 0   # how many answers were computed and kept: for tests and curiosity
 
     def get(self, mark: Mark, key: Hashable, compute: Callable[[], T]) -> T:
-        # One computation at a time: requests that miss together (every open page reloading on the same change)
-        # wait for the first one's answer instead of each computing it.
         with self._lock:
+            if self._mark is None or mark > self._mark:   # every part of a mark only grows
+                self._mark, self._answers, self._computing = mark, {}, {}
             if mark != self._mark:
-                self._mark, self._answers = mark, {}
-            if key not in self._answers:
-                self._answers[key] = compute()
-                self.computed += 1
-            return self._answers[key]  # type: ignore[return-value]
+                return compute()
+            if key in self._answers:
+                return self._answers[key]  # type: ignore[return-value]
+            one = self._computing.setdefault(key, threading.Lock())
+        with one:
+            with self._lock:
+                if mark == self._mark and key in self._answers:
+                    return self._answers[key]  # type: ignore[return-value]
+            answer = compute()
+            with self._lock:
+                if mark == self._mark:
+                    self._answers[key] = answer
+                    self.computed += 1
+            return answer

@@ -5,12 +5,14 @@ loaded, a new pool in the menu)."""
 from __future__ import annotations
 
 import statistics
+import threading
 import time
 
 import pytest
 from web_harness import GAMES, Server, copy_db, open_event_streams, read_calls, tournament
 
 from web.app import create_app
+from web.live import MarkCache
 
 pytestmark = pytest.mark.xdist_group("web")
 
@@ -129,3 +131,21 @@ def test_a_new_pool_appears_in_an_open_leaderboards_menu(arena_db, page, tmp_pat
     finally:
         page.goto("about:blank")
         server.stop()
+
+
+def test_pages_that_miss_the_cache_together_wait_for_one_answer():
+    cache, calls = MarkCache(), []
+
+    def leaderboard() -> int:
+        calls.append(1)
+        time.sleep(0.2)
+        return len(calls)
+
+    readers = [threading.Thread(target=cache.get, args=((8, 0, 16, 1), "board", leaderboard)) for _ in range(5)]
+    for r in readers:
+        r.start()
+    for r in readers:
+        r.join()
+    assert len(calls) == 1 and cache.get((8, 0, 16, 1), "board", leaderboard) == 1
+    assert cache.get((7, 0, 14, 1), "board", leaderboard) == 2      # an older mark: computed, not kept
+    assert cache.get((8, 0, 16, 1), "board", leaderboard) == 1 and cache.get((9, 0, 18, 1), "board", leaderboard) == 3
