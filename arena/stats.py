@@ -153,9 +153,11 @@ def label(bot: str, version: int, versions: int) -> str:
     return bot if versions <= 1 else f"{bot} v{version}"
 
 
-def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | None = None) -> list[Row]:
+def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | None = None,
+          pairs: dict[tuple[Side, Side], HeadToHead] | None = None) -> list[Row]:
     """The ranked rows of ``pool`` (a key): each bot's newest version with games there, or every version;
-    ``as_of``: as they stood at that point of the rating history (:meth:`Store.as_of`)."""
+    ``as_of``: as they stood at that point of the rating history (:meth:`Store.as_of`); ``pairs``: the pool's
+    :func:`head_to_heads`, if the caller has them (a cross-table wants them too)."""
     totals = store.totals(pool, as_of)
     if not all_versions:
         newest = {t.bot: t.version for t in totals}  # ordered by bot, then version
@@ -172,7 +174,7 @@ def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | N
         row.rank = i
     solo = blocks_by_pair(store, pool, solo=True, as_of=as_of)
     field_scores(rows, solo)
-    separate(rows, head_to_heads(store, pool, blocks=solo))
+    separate(rows, head_to_heads(store, pool, blocks=solo) if pairs is None else pairs)
     return rows
 
 
@@ -271,9 +273,11 @@ class CrossTable:
         return {"head_to_head": out, "blocks": self.pooled}
 
 
-def cross_table(store: Store, pool: str, rows: list[Row], as_of: int | None = None) -> CrossTable:
-    """The cross-table of ``rows`` (a ranked table of ``pool``, as of ``as_of`` as the rows were)."""
-    pairs = head_to_heads(store, pool, as_of=as_of)
+def cross_table(store: Store, pool: str, rows: list[Row], as_of: int | None = None,
+                pairs: dict[tuple[Side, Side], HeadToHead] | None = None) -> CrossTable:
+    """The cross-table of ``rows`` (a ranked table of ``pool``, as of ``as_of`` as the rows were); ``pairs`` as for
+    :func:`table`."""
+    pairs = head_to_heads(store, pool, as_of=as_of) if pairs is None else pairs
     index = {(r.bot, r.version): i for i, r in enumerate(rows)}
     cells = {(index[a], index[b]): h for (a, b), h in pairs.items() if a in index and b in index}
     return CrossTable(rows, cells, pooled_correlation(h for (i, j), h in cells.items() if i < j))

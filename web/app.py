@@ -3,12 +3,13 @@
 Every request opens the store read-only (one SQLite connection per request: sqlite3 connections stay in
 their thread, and FastAPI runs plain functions in a thread pool), so the server never writes the database
 and reads each game as the arena committed it. ``/api/events`` is a server-sent event stream that says
-``change`` whenever the store gains a game or a crash, which the leaderboard and the games list follow live.
+``change`` whenever the store gains a game, a rating, a crash or a finished run, which the leaderboard, the games
+list and the matches follow live: one watcher reads the store's change mark for every open stream, and the pools,
+leaderboards, matches and charts are computed once per mark (web.live).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 from collections.abc import Iterator, Sequence
@@ -28,7 +29,8 @@ from arena.store import Store, StoreError
 from arena.store import browse as queries
 
 from . import data
-from .charts import history_svg
+from .charts import MAX_WIDTH, MIN_WIDTH, WIDTH, history_svg, sprt_svg
+from .live import ChangeFeed, MarkCache
 from .seat import HumanSeat
 
 HERE = FilePath(__file__).parent
@@ -57,6 +59,8 @@ def create_app(db: str | FilePath, *, poll: float = POLL_SECONDS, seat: HumanSea
     app.add_middleware(GZipMiddleware, minimum_size=2048)   # a long game's replay is megabytes of repetitive JSON
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     pages = Jinja2Templates(directory=HERE / "templates")
+    changes, cache = ChangeFeed(db, poll), MarkCache()
+    app.state.cache = cache
 
     @contextmanager
     def store() -> Iterator[Store]:
@@ -80,13 +84,14 @@ def create_app(db: str | FilePath, *, poll: float = POLL_SECONDS, seat: HumanSea
     def api_pools() -> list[dict]:
         """The rated pools, each with its key, label and newest game."""
         with store() as st:
-            return data.pools(st)
+            return cache.get(tuple(queries.change_mark(st)), "pools", lambda: data.pools(st))
 
     @app.get("/api/leaderboard")
     def api_leaderboard(pool: str | None = None, all_versions: bool = False) -> dict:
         """A pool's ranked table (the pool played last when none is given)."""
         with store() as st:
-            return data.leaderboard(st, pool, all_versions=all_versions)
+            return cache.get(tuple(queries.change_mark(st)), ("leaderboard", pool, all_versions),
+                             lambda: data.leaderboard(st, pool, all_versions=all_versions))
 
     @app.get("/api/history")
     def api_history(pool: str, bot: str, version: Annotated[int, Query(ge=0, le=MAX_ID)] = 1) -> list[dict]:
@@ -124,24 +129,55 @@ def create_app(db: str | FilePath, *, poll: float = POLL_SECONDS, seat: HumanSea
         with store() as st:
             return data.replay(st, game_id, seat)
 
+    @app.get("/api/matches")
+    def api_matches() -> list[dict]:
+        """Every match (`pepper arena match`), newest first: its bots, test, verdict and estimate."""
+        with store() as st:
+            return cache.get(tuple(queries.change_mark(st)), "matches", lambda: data.matches(st))
+
+    @app.get("/api/matches/{run_id}")
+    def api_match(run_id: Annotated[int, Path(ge=0, le=MAX_ID, description="the match's run id")]) -> dict:
+        """One match: its SPRT's bounds and verdict, the LLR after each block fed to it, and the estimate."""
+        with store() as st:
+            return cache.get(tuple(queries.change_mark(st)), ("match", run_id), lambda: data.match(st, run_id))
+
     @app.get("/api/events")
     async def api_events(request: Request) -> StreamingResponse:
-        """Server-sent events: ``change`` with the newest game id whenever the store gains a game or a crash."""
+        """Server-sent events: ``change`` with the newest game id whenever the store's change mark moves."""
         async def stream():
-            last = None
-            while not await request.is_disconnected():
-                mark = await asyncio.to_thread(_mark, db)
-                if mark != last:
-                    last = mark
-                    yield f"event: change\ndata: {json.dumps({'game': mark[0], 'crash': mark[1]})}\n\n"
-                await asyncio.sleep(poll)
+            changes.follow()
+            try:
+                last = None
+                while not await request.is_disconnected():
+                    mark = await changes.wait(last, poll)
+                    if mark is not None and mark != last:
+                        last = mark
+                        yield f"event: change\ndata: {json.dumps({'game': mark[0], 'crash': mark[1]})}\n\n"
+            finally:
+                changes.leave()
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     @app.get("/charts/history.svg")
-    def chart_history(pool: str, bot: str, version: Annotated[int, Query(ge=0, le=MAX_ID)] = 1) -> Response:
-        """The rating history as an SVG line chart (mu with its 3-sigma band)."""
+    def chart_history(pool: str, bot: str | None = None, version: Annotated[int | None, Query(ge=0, le=MAX_ID)] = None,
+                      all_versions: bool = False,
+                      width: Annotated[int, Query(ge=MIN_WIDTH, le=MAX_WIDTH, description="in pixels")] = WIDTH,
+                      ) -> Response:
+        """The rating histories of a pool on one scale (SVG): every bot's newest version (or ``all_versions``), or
+        ``bot``'s versions (only ``version``), each mu with its 3-sigma band, drawn ``width`` pixels wide."""
         with store() as st:
-            return Response(history_svg(data.history(st, pool, bot, version)), media_type="image/svg+xml")
+            svg = cache.get(tuple(queries.change_mark(st)), ("history.svg", pool, bot, version, all_versions, width),
+                            lambda: history_svg(data.histories(st, pool, bot=bot, version=version,
+                                                               all_versions=all_versions), width))
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/charts/matches/{run_id}/sprt.svg")
+    def chart_sprt(run_id: Annotated[int, Path(ge=0, le=MAX_ID)],
+                   width: Annotated[int, Query(ge=MIN_WIDTH, le=MAX_WIDTH, description="in pixels")] = WIDTH) -> Response:
+        """A match's LLR after each block between its SPRT's bounds (SVG), drawn ``width`` pixels wide."""
+        with store() as st:
+            svg = cache.get(tuple(queries.change_mark(st)), ("sprt.svg", run_id, width),
+                            lambda: sprt_svg(data.match(st, run_id), width))
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
     # -- the pages: a template each, filled in by its script from the API ------------------------------
     def page(request: Request, template: str, **context) -> HTMLResponse:
@@ -158,6 +194,14 @@ def create_app(db: str | FilePath, *, poll: float = POLL_SECONDS, seat: HumanSea
     @app.get("/games/{game_id}", response_class=HTMLResponse)
     def replay_page(request: Request, game_id: GameId):
         return page(request, "replay.html", game_id=game_id)
+
+    @app.get("/matches", response_class=HTMLResponse)
+    def matches_page(request: Request):
+        return page(request, "matches.html")
+
+    @app.get("/matches/{run_id}", response_class=HTMLResponse)
+    def match_page(request: Request, run_id: Annotated[int, Path(ge=0, le=MAX_ID)]):
+        return page(request, "match.html", run_id=run_id)
 
     @app.get("/bots/{name}", response_class=HTMLResponse)
     def bot_page(request: Request, name: str):
@@ -191,11 +235,3 @@ def create_app(db: str | FilePath, *, poll: float = POLL_SECONDS, seat: HumanSea
         return page(request, "play.html", name=seat.name)
 
     return app
-
-
-def _mark(db: FilePath) -> tuple[int, int]:
-    st = Store(db, read_only=True)
-    try:
-        return queries.change_mark(st)
-    finally:
-        st.close()

@@ -1,15 +1,18 @@
 """What the JSON API returns, read from the store: plain dicts and lists, ready for ``json.dumps``.
 
 Each function takes an open read-only :class:`~arena.store.Store`. The ranked rows come from
-:func:`arena.stats.table` as they are, with the interval the table prints (mu - 3 sigma to mu + 3 sigma).
+:func:`arena.stats.table` as they are, with the interval the table prints (mu - 3 sigma to mu + 3 sigma). A
+match's SPRT trace is computed from its stored blocks as ``pepper arena match`` computes it (:mod:`arena.match`).
 """
 
 from __future__ import annotations
 
 import math
 
+from arena.evidence import Block, head_to_head
+from arena.sprt import Sequential, Sprt, stop_adjusted
 from arena.ratings import Pool
-from arena.stats import cross_table, label, table
+from arena.stats import cross_table, head_to_heads, label, table
 from arena.store import Store, StoredGame
 from arena.store import browse as queries
 from referee.rules import RulesError
@@ -66,17 +69,19 @@ def _finite(x):
 
 def leaderboard(store: Store, pool: str | None = None, *, all_versions: bool = False) -> dict:
     """A pool's ranked rows (:func:`arena.stats.table`: with each row's likelihood of superiority over the next
-    and whether it is tied with the row above), each with its interval and faults by kind, and the cross-table of
+    and whether it is tied with the row above or beats it head to head), each with its interval and faults by kind, and the cross-table of
     head-to-head statistics over their duplicate blocks (:func:`arena.stats.cross_table`)."""
     key = _pool(store, pool)
-    ranked = table(store, key, all_versions=all_versions)
+    pairs = head_to_heads(store, key)   # once, for both
+    ranked = table(store, key, all_versions=all_versions, pairs=pairs)
     rows = []
     for r in ranked:
         d = r.to_dict()
-        d.update(label=r.label, faults=r.faults, tied_above=r.tied_above, low=r.mu - 3 * r.sigma, high=r.mu + 3 * r.sigma)
+        d.update(label=r.label, faults=r.faults, tied_above=r.tied_above, beats_above=r.beats_above,
+                 low=r.mu - 3 * r.sigma, high=r.mu + 3 * r.sigma)
         rows.append(d)
     return _finite({"pool": key, "label": pool_labels(store)[key], "rows": rows, "newest_game": store.newest_game(key),
-                    "cross_table": cross_table(store, key, ranked).to_dict()})
+                    "cross_table": cross_table(store, key, ranked, pairs=pairs).to_dict()})
 
 
 def history(store: Store, pool: str, bot: str, version: int = 1) -> list[dict]:
@@ -84,6 +89,33 @@ def history(store: Store, pool: str, bot: str, version: int = 1) -> list[dict]:
     key = _pool(store, pool)
     return [{"game": gid, "mu": r.mu, "sigma": r.sigma, "conservative": r.mu - 3 * r.sigma}
             for gid, r in store.rating_history(key, bot, version)]
+
+
+def histories(store: Store, pool: str, *, bot: str | None = None, version: int | None = None,
+              all_versions: bool = False) -> dict:
+    """Every rating history of a pool on one axis, for one chart: ``steps``, the pool's rated games in the order
+    they were rated, and per bot version its ``points`` ``{step, game, mu, sigma}`` (step: the index in ``steps``).
+
+    Which versions: ``bot``'s (only ``version``, if given), else every bot's newest, or every version
+    (``all_versions``); strongest first by the last rating's mu - 3 sigma."""
+    key = _pool(store, pool)
+    rows = queries.pool_history(store, key)
+    steps: dict[int, int] = {}
+    points: dict[tuple[str, int], list[dict]] = {}
+    for gid, b, v, mu, sigma in rows:
+        step = steps.setdefault(gid, len(steps))
+        points.setdefault((b, v), []).append({"step": step, "game": gid, "mu": mu, "sigma": sigma})
+    sides = list(points)
+    if bot is not None:
+        sides = [s for s in sides if s[0] == bot and (version is None or s[1] == version)]
+    elif not all_versions:
+        newest = {b: v for b, v in sorted(sides)}
+        sides = [s for s in sides if newest[s[0]] == s[1]]
+    counts = store.version_counts()
+    last = lambda s: points[s][-1]["mu"] - 3 * points[s][-1]["sigma"]  # noqa: E731
+    return {"pool": key, "steps": list(steps),
+            "series": [{"bot": b, "version": v, "label": label(b, v, counts.get(b, 1)), "points": points[b, v]}
+                       for b, v in sorted(sides, key=last, reverse=True)]}
 
 
 def bots(store: Store) -> list[dict]:
@@ -178,3 +210,58 @@ def replay(store: Store, game_id: int, seat: int | None = None) -> dict:
         raise ValueError(f"the stored record of game {game_id} does not replay: {e}") from None
     out.update(game=game_id, status=str(g.status), stored_scores=g.scores)
     return out
+
+
+# -- matches (`pepper arena match`): runs whose key names the two bots and the test ------------------------------
+def _match_of(store: Store, run_id: int, config: dict | None, finished_at: float | None, with_trace: bool) -> dict:
+    """A match run's test replayed on its stored blocks: as :meth:`arena.match.SequentialPlanner.status` does, the
+    complete blocks of A against B in plan order (stopping at the first one not complete), each fed to the SPRT
+    until one reaches a bound; the estimate is over those blocks, and once decided, ``adjusted`` is the Elo
+    corrected for the stop (:func:`arena.sprt.stop_adjusted`), as `pepper arena match` prints it."""
+    m = config["match"]
+    sprt = Sprt(m["elo0"], m["elo1"], m["alpha"], m["beta"])
+    a, b = m["a"], m["b"]
+    first = queries.games(store, queries.GameFilter(run=run_id), limit=1)[0]
+    pool = first[0].pool if first else None
+    played = store.game_ids(run_id).count
+    rows = {r.match: r for r in (store.blocks(pool, run_id) if pool else []) if r.bot == a and r.opponent == b}
+    seq, blocks, trace = Sequential(sprt), [], []
+    while seq.verdict is None and (r := rows.get(len(blocks))) is not None and r.complete:
+        blocks.append(Block(r.games, r.score, r.score_sq, r.margin, r.margin_sq))
+        seq.feed(r.score / r.games)
+        trace.append({"block": len(blocks), "games": sum(k.games for k in blocks), "score": r.score / r.games,
+                      "llr": seq.llr})
+    h = head_to_head(a, b, blocks)
+    state = seq.verdict or ("undecided" if finished_at is not None else "playing")
+    out = {"run": run_id, "a": a, "b": b, "sprt": {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
+                                                   "beta": sprt.beta, "lower": sprt.lower, "upper": sprt.upper},
+           "pool": pool, "label": pool_labels(store).get(pool, pool) if pool else None,
+           "max_games": config.get("games"), "played": played, "blocks": len(blocks),
+           "games": sum(k.games for k in blocks), "llr": seq.llr, "verdict": seq.verdict, "state": state,
+           "finished_at": finished_at, "estimate": None if h is None else h.to_dict(),
+           "adjusted": None if (adj := stop_adjusted(sprt, seq.verdict, seq.counts) if seq.verdict else None) is None
+           else adj._asdict()}
+    if with_trace:
+        out["trace"] = trace
+    return _finite(out)
+
+
+def matches(store: Store) -> list[dict]:
+    """Every match of the store, newest first, with where its test stands (no trace)."""
+    out = []
+    for run_id, created, finished, _ in queries.runs(store):
+        config = store.run_config(run_id)
+        if config and "match" in config:
+            out.append(_match_of(store, run_id, config, finished, False) | {"created_at": created})
+    return out
+
+
+def match(store: Store, run_id: int) -> dict:
+    """One match: its test (bounds, verdict), the LLR after each block fed to it, and the estimate."""
+    config = store.run_config(run_id)
+    if config is None or "match" not in config:
+        known = [m["run"] for m in matches(store)]
+        raise NotFound(f"run {run_id} is not a match" + (f"; the matches are runs {', '.join(map(str, known))}"
+                                                        if known else ": no match played yet (`pepper arena match A B`)"))
+    created, finished = next((c, f) for i, c, f, _ in queries.runs(store) if i == run_id)
+    return _match_of(store, run_id, config, finished, True) | {"created_at": created}

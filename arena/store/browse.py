@@ -87,10 +87,13 @@ def latencies(store: Store, bot: str, version: int, pool: str) -> list[float]:
         "ORDER BY latency_p50_ms", (bot, version, pool))]
 
 
-def change_mark(store: Store) -> tuple[int, int]:
-    """What changes when the store gains a game or a crash: (newest game id, newest crash id)."""
-    return store.db.execute("SELECT (SELECT COALESCE(MAX(id), 0) FROM games), (SELECT COALESCE(MAX(id), 0) FROM crashes)"
-                            ).fetchone()
+def change_mark(store: Store) -> tuple[int, int, int, int]:
+    """What changes when the store gains a game, a rating, a crash or a finished run: (newest game id, newest crash
+    id, newest rating row, finished runs). A game is stored first and rated once the games planned before it are
+    stored, so the rating moves alone."""
+    return store.db.execute("SELECT (SELECT COALESCE(MAX(id), 0) FROM games), (SELECT COALESCE(MAX(id), 0) FROM crashes), "
+                            "(SELECT COALESCE(MAX(rowid), 0) FROM rating_history), "
+                            "(SELECT COUNT(finished_at) FROM runs)").fetchone()
 
 
 def unplayed_twins(store: Store, game_id: int) -> int:
@@ -112,3 +115,10 @@ def withheld(store: Store, game_ids: list[int]) -> dict[int, int]:
         WHERE g.id IN ({', '.join('?' * len(game_ids))})
           AND NOT EXISTS (SELECT 1 FROM games g2 WHERE g2.run_id = p2.run_id AND g2.idx = p2.idx)
         GROUP BY g.id""", game_ids).fetchall())
+
+
+def pool_history(store: Store, pool: str) -> list[tuple[int, str, int, float, float]]:
+    """(game id, bot, version, mu, sigma) of every rating of ``pool``, in the order they were rated (plan order:
+    :meth:`arena.store.Store.rating_history`): every bot's history on one axis."""
+    return store.db.execute("SELECT game_id, bot, version, mu, sigma FROM rating_history WHERE pool = ? ORDER BY rowid",
+                            (pool,)).fetchall()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import needs
 import pytest
-from web_harness import CHROMIUM, Server, tournament
+from web_harness import CHROMIUM, Server, copy_db, match, tournament
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +21,20 @@ def arena_db(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def server(arena_db) -> Iterator[Server]:
     s = Server(arena_db)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def match_db(arena_db, tmp_path_factory) -> tuple[Path, str]:
+    """The tournament's database with a `pepper arena match heuristic random` added (run 2), and what it printed."""
+    db = copy_db(arena_db, tmp_path_factory.mktemp("web-match"))
+    return db, match(db.parent)
+
+
+@pytest.fixture(scope="session")
+def match_server(match_db) -> Iterator[Server]:
+    s = Server(match_db[0])
     yield s
     s.stop()
 
@@ -37,9 +51,11 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
-    """A fresh page that fails the test on any script error."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+def page(browser, request):
+    """A fresh page that fails the test on any script error; 1280x900, or the viewport a test is parametrized
+    with as ``viewport`` (the phone's: 390x844)."""
+    width, height = getattr(request, "param", (1280, 900))
+    ctx = browser.new_context(viewport={"width": width, "height": height})
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))

@@ -110,7 +110,7 @@ def test_bots_history_and_errors(server):
     # In rating order (the plan's, not the order games finished): the last point is the bot's rating.
     assert sorted(h["game"] for h in hist) == list(range(1, GAMES + 1)) and hist[-1]["mu"] == pytest.approx(p["mu"])
     svg = urllib.request.urlopen(server.url + "/charts/history.svg?pool=iowa-short/4p&bot=heuristic").read().decode()
-    assert svg.startswith("<svg") and svg.count("<polyline") == 2 and f"({GAMES} rated games)" in svg
+    assert svg.startswith("<svg") and svg.count('class="mu"') == 1 and f"({GAMES} rated games)" in svg
     for path, code, words in [("/api/games/999", 404, "no game 999; the games are 1 to 8"),
                               ("/api/bots/nobody", 404, "no bot 'nobody'"),
                               ("/api/leaderboard?pool=nope", 404, "no pool 'nope'; the pools are: iowa-short/4p"),

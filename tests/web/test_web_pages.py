@@ -32,9 +32,8 @@ def test_the_leaderboard_shows_the_ranked_bots(server, page, tmp_path):
             shown = row.locator(f"td.{cell}").inner_text()                      # (rounded half up; Python: half to even)
             assert re.fullmatch(r"\d+\.\d", shown) and abs(float(shown) - value) <= 0.05 + 1e-9, (cell, shown, value)
     assert page.locator("#leaderboard thead th").all_inner_texts()[4:7] == ["games", "field %", "win %"]
-    page.locator("#charts img").first.wait_for()
-    page.wait_for_function("[...document.querySelectorAll('#charts img')].every(i => i.complete && i.naturalWidth > 0)")
-    assert page.locator("#charts img").count() == 2
+    page.locator("#charts svg.chart g.series").first.wait_for()   # every bot's history on one chart
+    assert page.locator("#charts svg.chart").count() == 1 and page.locator("#charts svg.chart g.series").count() == 2
     for i, r in enumerate(board["rows"]):   # ~N: not significantly below the row above
         assert rows.nth(i).locator("td.rank").inner_text() == ("~" if r["tied_above"] else "") + str(r["rank"])
     # The cross-table: the row bot's score against the column bot, both ways round.
@@ -83,7 +82,7 @@ def test_the_games_page_lists_games_with_their_twins(server, page, tmp_path):
 
 def test_a_bots_page_shows_its_versions_and_history(server, page, tmp_path):
     page.goto(server.url + "/bots/heuristic")
-    page.wait_for_selector("section.version[data-version='1'] img")
+    page.wait_for_selector("section.version[data-version='1'] .history svg.chart g.series")
     text = page.locator("#versions").inner_text()
     assert f"{GAMES} rated games" in text and "faults: 0 timeouts" in text and "median decision time" in text
     # The decision-time histogram counts every seat the bot took (two a game: mirrored partnerships).

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from arena.store import Store
 from referee.rules import CARDS, EventKind, Game
 
 CHROMIUM = os.environ.get("PEPPER_CHROMIUM", "/usr/bin/chromium")
@@ -25,13 +26,59 @@ def pepper(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def tournament(folder: Path, games: int = GAMES, seed: int = 3) -> Path:
-    """Play a real tournament of one-deal iowa games between the random and heuristic sample bots."""
-    (folder / "short.toml").write_text(SHORT)
+def tournament(folder: Path, games: int = GAMES, seed: int = 3, *, ruleset: str = SHORT, concurrency: int | None = None) -> Path:
+    """Play a real tournament of one-deal iowa games between the random and heuristic sample bots (``ruleset``: the
+    TOML of another ruleset, a pool of its own)."""
+    (folder / "short.toml").write_text(ruleset)
+    more = ["--concurrency", str(concurrency)] if concurrency else []
     r = pepper("arena", "run", "--ruleset", "short.toml", "--bots", "random,heuristic", "--games", str(games),
-               "--seed", str(seed), "--db", str(folder / "arena.db"), "--quiet", cwd=folder)
+               "--seed", str(seed), "--db", str(folder / "arena.db"), "--quiet", *more, cwd=folder)
     assert r.returncode == 0, r.stderr
     return folder / "arena.db"
+
+
+def match(folder: Path, sprt: str = "elo0=0 elo1=150") -> str:
+    """Play a real `pepper arena match heuristic random` on one-deal iowa into ``folder``'s arena.db; its output
+    (an LLR line for every block it fed, then the verdict)."""
+    (folder / "short.toml").write_text(SHORT)
+    r = pepper("arena", "match", "heuristic", "random", "--ruleset", "short.toml", "--sprt", sprt, "--progress-every",
+               "0", "--seed", "5", "--db", str(folder / "arena.db"), cwd=folder)
+    assert r.returncode in (0, 3), r.stderr
+    return r.stdout
+
+
+def copy_db(db: Path, folder: Path) -> Path:
+    """A copy of a results database (the tests that add games work on their own)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    st = Store(db, read_only=True)
+    try:
+        st.db.execute("VACUUM INTO ?", (str(folder / "arena.db"),))
+    finally:
+        st.close()
+    return folder / "arena.db"
+
+
+def open_event_streams(url: str, n: int) -> list[socket.socket]:
+    """``n`` open `/api/events` streams (as ``n`` open pages hold), each past its first event; close them after."""
+    host, port = url.removeprefix("http://").split(":")
+    socks = []
+    for _ in range(n):
+        c = socket.create_connection((host, int(port)), timeout=30)
+        c.sendall(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        socks.append(c)
+    for c in socks:
+        got = b""
+        while b"event: change" not in got:
+            chunk = c.recv(4096)
+            assert chunk, "an event stream closed before its first event"
+            got += chunk
+    return socks
+
+
+def read_calls(pid: int) -> int:
+    """How many read system calls a process has made so far (Linux: /proc/PID/io): opening and querying the
+    SQLite store is most of a web server's."""
+    return next(int(line.split()[1]) for line in Path(f"/proc/{pid}/io").read_text().splitlines() if line.startswith("syscr:"))
 
 
 def free_port() -> int:

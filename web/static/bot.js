@@ -12,9 +12,9 @@ function latencyLine(ms) {
 
 // The per-game median decision times as a histogram (inline SVG, 24 bins between the fastest and the slowest).
 function histogram(ms) {
-  const ns = "http://www.w3.org/2000/svg", W = 440, H = 90, B = 24;
+  const ns = "http://www.w3.org/2000/svg", W = 440, H = 90, B = 24;   // labels 14 units: 11 px even at 350 px wide
   const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${H + 16}`); svg.setAttribute("class", "histogram");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H + 20}`); svg.setAttribute("class", "histogram");
   if (!ms.length) return svg;
   const lo = ms[0], hi = ms[ms.length - 1], width = (hi - lo) / B || 1;
   const bins = new Array(B).fill(0);
@@ -30,7 +30,7 @@ function histogram(ms) {
   });
   for (const [x, text, anchor] of [[0, num(lo, 2) + " ms", "start"], [W, num(hi, 2) + " ms", "end"]]) {
     const t = document.createElementNS(ns, "text");
-    t.setAttribute("x", x); t.setAttribute("y", H + 13); t.setAttribute("text-anchor", anchor); t.textContent = text;
+    t.setAttribute("x", x); t.setAttribute("y", H + 15); t.setAttribute("font-size", 14); t.setAttribute("text-anchor", anchor); t.textContent = text;
     svg.append(t);
   }
   return svg;
@@ -52,11 +52,20 @@ async function load() {
         p.faults ? el("p", {}, `faults: ${p.faults.timeouts} timeouts, ${p.faults.illegal} illegal or malformed, ` +
                                 `${p.faults.crashes} crashes or lost connections, ${p.faults.fallbacks} strategy fallbacks`) : null,
         el("p", {}, latencyLine(p.latency_ms)), histogram(p.latency_ms),
-        el("img", {src: "/charts/history.svg?" + new URLSearchParams({pool: p.pool, bot: name, version: v.version}),
-                   alt: "rating history in " + p.label}))),
+        el("div", {class: "history", dataset: {pool: p.pool, version: v.version}}))),
       v.fault_examples.length ? [el("h3", {}, "games with faults"), el("ul", {}, v.fault_examples.map((f) =>
         el("li", {}, el("a", {href: "/games/" + f.game}, "game " + f.game), ` seat ${f.seat} (${f.status}): ` +
           ["illegal", "malformed", "timeout", "disconnect"].filter((k) => f[k]).map((k) => `${k} ${f[k]}`).join(", "))))] : null)));
+    for (const chart of box.querySelectorAll("div.history")) await drawHistory(chart);
   } catch (e) { showError(box, e); }
+}
+
+// A version's rating history in a pool: an SVG the server draws at the box's width (so its text keeps its size).
+async function drawHistory(box) {
+  const width = Math.max(280, Math.min(1000, Math.floor(box.clientWidth / 10) * 10));
+  const q = new URLSearchParams({pool: box.dataset.pool, bot: name, version: box.dataset.version, width});
+  const r = await fetch("/charts/history.svg?" + q);
+  if (!r.ok) throw new Error(`${r.status} ${r.statusText}: the rating history chart`);
+  box.innerHTML = await r.text();   // drawn by this server: labels escaped, no script
 }
 load();

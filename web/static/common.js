@@ -49,6 +49,18 @@ function showError(where, err) {
   where.replaceChildren(el("p", {class: "error"}, String(err.message || err)));
 }
 
+// ``load`` wrapped so that one run is in flight at a time: a call while one runs asks for one more run after it
+// (however many calls came meanwhile), so live reloads never pile up and the newest state is the one shown.
+function oneAtATime(load) {
+  let running = null, again = false;
+  const loop = async () => { do { again = false; await load(); } while (again); };
+  return () => {
+    if (running) { again = true; return running; }
+    running = loop().finally(() => { running = null; });
+    return running;
+  };
+}
+
 // Calls onChange() whenever the store gains a game (server-sent events from /api/events).
 function followChanges(onChange) {
   const live = document.getElementById("live");

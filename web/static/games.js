@@ -4,7 +4,6 @@
 const form = document.getElementById("filters");
 const tbody = document.querySelector("#games tbody");
 const more = document.getElementById("more");
-let nextBefore = null;
 
 function filters() {
   const q = new URLSearchParams();
@@ -26,18 +25,26 @@ function row(g) {
     el("td", {class: "twins"}, g.twins.map((t, i) => [i ? " " : "", el("a", {href: "/games/" + t}, t)])));
 }
 
-async function load(append) {
+// The reader's place: how many of the newest games the list shows (50, and 50 more for each "older games"). A live
+// reload shows as many again, from the newest: the rows the reader paged to stay.
+const PAGE = 50, MAX_LIMIT = 500;
+let wanted = PAGE;
+
+async function load() {
   const q = filters();
   history.replaceState(null, "", "?" + q);
-  q.set("limit", "50");
-  if (append && nextBefore) q.set("before", nextBefore);
   try {
-    const page = await api("/api/games?" + q);
-    const rows = page.games.map(row);
-    if (append) tbody.append(...rows); else tbody.replaceChildren(...rows);
+    let games = [], page, before = null;
+    do {   // the API gives at most 500 a request
+      q.set("limit", Math.min(MAX_LIMIT, wanted - games.length));
+      if (before !== null) q.set("before", before);
+      page = await api("/api/games?" + q);
+      games = games.concat(page.games);
+      before = page.next_before;
+    } while (games.length < wanted && before !== null);
+    tbody.replaceChildren(...games.map(row));
     document.getElementById("count").textContent = `${page.total} games match, newest first`;
-    nextBefore = page.next_before;
-    more.hidden = nextBefore === null;
+    more.hidden = before === null;
     const runSel = form.elements.run;
     if (runSel.options.length === 1) {
       runSel.append(...page.runs.map((r) => el("option", {value: r.id}, `${r.id} (${r.games} games${r.finished_at ? "" : ", running"})`)));
@@ -46,17 +53,32 @@ async function load(append) {
   } catch (e) { showError(document.getElementById("count"), e); }
 }
 
+// Every load (a filter changed, "older games", a change in the store) goes through one queue: one at a time.
+const reload = oneAtATime(load);
+
+// The pool and bot menus, rebuilt from the API (a pool or bot a running tournament adds appears live), keeping
+// what the reader chose.
+const menus = oneAtATime(async () => {
+  try {
+    const [pools, bots] = await Promise.all([api("/api/pools"), api("/api/bots")]);
+    for (const [sel, items] of [[form.elements.pool, pools.map((p) => [p.key, p.label])],
+                                [form.elements.bot, bots.map((b) => [b.name, b.name])]]) {
+      const chosen = sel.value;
+      sel.replaceChildren(el("option", {value: ""}, "any"), ...items.map(([v, text]) => el("option", {value: v}, text)));
+      sel.value = chosen;
+    }
+  } catch (e) { showError(document.getElementById("count"), e); }
+});
+
 async function init() {
+  await menus();
   const given = new URLSearchParams(location.search);
-  const [pools, bots] = await Promise.all([api("/api/pools"), api("/api/bots")]);
-  form.elements.pool.append(...pools.map((p) => el("option", {value: p.key}, p.label)));
-  form.elements.bot.append(...bots.map((b) => el("option", {value: b.name}, b.name)));
   for (const [k, v] of given) if (form.elements[k] && k !== "run") form.elements[k].value = v;
-  await load(false);
+  await reload();
 }
 
-form.addEventListener("change", () => load(false));
-form.addEventListener("submit", (e) => { e.preventDefault(); load(false); });
-more.addEventListener("click", () => load(true));
+form.addEventListener("change", () => { wanted = PAGE; reload(); });
+form.addEventListener("submit", (e) => { e.preventDefault(); wanted = PAGE; reload(); });
+more.addEventListener("click", () => { wanted = tbody.rows.length + PAGE; reload(); });
 init();
-followChanges(() => load(false));
+followChanges(() => { menus(); reload(); });
