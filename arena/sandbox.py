@@ -33,14 +33,12 @@ from supervisor.docker_runtime import (
 )
 
 from .errors import ArenaError
+from .imagebuild import BUILD_PIDS, BUILD_TIME_S, build
 from .registry import NODE_DIR, ROOT, BotFilesError, default_files
 from .store import Bot
 
 SANDBOX_PYTHON = "python3"   # {python} in a container
 WORKDIR = "/bot"
-# How a --dockerfile build runs: no network (a RUN step reaches nothing, the host's services included), and limits.
-BUILD_LIMITS = {"memory": 1 << 30, "memswap": 1 << 30, "cpushares": 512}
-BUILD_TIMEOUT_S = 600
 
 
 def limits_of(bot: Bot) -> Limits:
@@ -56,11 +54,11 @@ def check_limits(limits: dict[str, float]) -> dict[str, float]:
 
 
 def resolve_image(name: str, image: str | None = None, dockerfile: str | None = None,
-                  docker_client=None) -> tuple[str, str]:
+                  docker_client=None, build_time_s: float = BUILD_TIME_S, build_pids: int = BUILD_PIDS) -> tuple[str, str]:
     """The image a bot registers with: ``image`` (a local name or id) or one built from ``dockerfile`` (a
-    Dockerfile, its directory the build context; or a directory with a Dockerfile), tagged ``pepper-bot-NAME``.
-    Returns (its id, sha256:..., which versions the bot; the command its Entrypoint and Cmd give). ArenaError
-    says what went wrong."""
+    Dockerfile, its directory the build context; or a directory with a Dockerfile), tagged ``pepper-bot-NAME``,
+    within ``build_time_s`` and ``build_pids`` (:mod:`arena.imagebuild`). Returns (its id, sha256:..., which versions
+    the bot; the command its Entrypoint and Cmd give). ArenaError says what went wrong."""
     import docker.errors
 
     from supervisor import StartError
@@ -75,21 +73,15 @@ def resolve_image(name: str, image: str | None = None, dockerfile: str | None = 
             context, file = (path, "Dockerfile") if path.is_dir() else (path.parent, path.name)
             if not (context / file).is_file():
                 raise ArenaError(f"--dockerfile {dockerfile}: no such file (give a Dockerfile or its directory)")
-            img, _ = dc.images.build(path=str(context), dockerfile=file, tag=f"pepper-bot-{name.lower()}:latest",
-                                     rm=True, forcerm=True, network_mode="none", container_limits=BUILD_LIMITS,
-                                     timeout=BUILD_TIMEOUT_S)
+            img = dc.images.get(build(context, file, f"pepper-bot-{name.lower()}:latest", docker_client=dc,
+                                      total_s=build_time_s, pids=build_pids))
         else:
             img = dc.images.get(image)
     except docker.errors.ImageNotFound:
         raise ArenaError(f"--image {image}: no such image in the local Docker Engine (build it, or give "
                          "--dockerfile PATH; `docker images` lists them)") from None
-    except docker.errors.BuildError as e:
-        lines = [str(x.get("stream") or x.get("error") or "").rstrip() for x in e.build_log]
-        raise ArenaError(f"--dockerfile {dockerfile}: the build failed: {e.msg}\n" + "\n".join(lines[-10:])) from None
     except docker.errors.DockerException as e:
         raise ArenaError(f"docker: {e}") from None
-    except OSError as e:   # the build's time ran out (the daemon stops a build whose client is gone)
-        raise ArenaError(f"--dockerfile {dockerfile}: the build did not finish in {BUILD_TIMEOUT_S} s: {e}") from None
     cfg = img.attrs.get("Config") or {}
     if volumes := sorted(cfg.get("Volumes") or {}):
         # Docker would give each container start a fresh anonymous volume on the host's disk, unbounded.
