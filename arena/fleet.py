@@ -114,8 +114,12 @@ class Fleet:
             # of its token is refused, not seated (a remote bot's owner runs as many processes as they like).
             cap = BotProcesses.slots_per_shard(b, len(self.shards), need[b.name]) if token else 0
             for shard in self.shards:  # the same token on every shard
-                answer = await shard.stub.RegisterBot(control_pb2.RegisterBotRequest(
-                    name=b.name, token_sha256=bytes.fromhex(digest), max_connections=cap), metadata=self.md)
+                # A sandboxed bot gets a socket of its own (arena.sandbox.BotSandbox.register).
+                req = control_pb2.RegisterBotRequest(name=b.name, token_sha256=bytes.fromhex(digest), max_connections=cap,
+                                                     own_socket=bool(token and self._sandbox and shard.index == 0))
+                answer = await shard.stub.RegisterBot(req, metadata=self.md)
+                if self._sandbox:
+                    self._sandbox.register(req, answer, shard.address)
                 if answer.token:  # it ignored token_sha256 and made a token of its own
                     raise ArenaError(f"the referee at {shard.address} does not take bot tokens by digest "
                                      "(RegisterBotRequest.token_sha256, protocol 1.5): run a newer referee")

@@ -1,5 +1,5 @@
 """``pepper arena run --sandbox docker``: each command bot in a container of its own (supervisor.docker_runtime,
-docs/sandbox.md), reaching the referee through its Unix socket and seeing only its own files.
+docs/sandbox.md), reaching the referee through a Unix socket of its own and seeing only its own files.
 
 A bot registered with an image (:func:`resolve_image`, by its id: the version it was registered as) runs its command
 in that image, in its working directory. Any other command bot runs in the project's base
@@ -33,14 +33,12 @@ from supervisor.docker_runtime import (
 )
 
 from .errors import ArenaError
+from .imagebuild import BUILD_PIDS, BUILD_TIME_S, build
 from .registry import NODE_DIR, ROOT, BotFilesError, default_files
 from .store import Bot
 
 SANDBOX_PYTHON = "python3"   # {python} in a container
 WORKDIR = "/bot"
-# How a --dockerfile build runs: no network (a RUN step reaches nothing, the host's services included), and limits.
-BUILD_LIMITS = {"memory": 1 << 30, "memswap": 1 << 30, "cpushares": 512}
-BUILD_TIMEOUT_S = 600
 
 
 def limits_of(bot: Bot) -> Limits:
@@ -56,11 +54,11 @@ def check_limits(limits: dict[str, float]) -> dict[str, float]:
 
 
 def resolve_image(name: str, image: str | None = None, dockerfile: str | None = None,
-                  docker_client=None) -> tuple[str, str]:
+                  docker_client=None, build_time_s: float = BUILD_TIME_S, build_pids: int = BUILD_PIDS) -> tuple[str, str]:
     """The image a bot registers with: ``image`` (a local name or id) or one built from ``dockerfile`` (a
-    Dockerfile, its directory the build context; or a directory with a Dockerfile), tagged ``pepper-bot-NAME``.
-    Returns (its id, sha256:..., which versions the bot; the command its Entrypoint and Cmd give). ArenaError
-    says what went wrong."""
+    Dockerfile, its directory the build context; or a directory with a Dockerfile), tagged ``pepper-bot-NAME``,
+    within ``build_time_s`` and ``build_pids`` (:mod:`arena.imagebuild`). Returns (its id, sha256:..., which versions
+    the bot; the command its Entrypoint and Cmd give). ArenaError says what went wrong."""
     import docker.errors
 
     from supervisor import StartError
@@ -75,21 +73,15 @@ def resolve_image(name: str, image: str | None = None, dockerfile: str | None = 
             context, file = (path, "Dockerfile") if path.is_dir() else (path.parent, path.name)
             if not (context / file).is_file():
                 raise ArenaError(f"--dockerfile {dockerfile}: no such file (give a Dockerfile or its directory)")
-            img, _ = dc.images.build(path=str(context), dockerfile=file, tag=f"pepper-bot-{name.lower()}:latest",
-                                     rm=True, forcerm=True, network_mode="none", container_limits=BUILD_LIMITS,
-                                     timeout=BUILD_TIMEOUT_S)
+            img = dc.images.get(build(context, file, f"pepper-bot-{name.lower()}:latest", docker_client=dc,
+                                      total_s=build_time_s, pids=build_pids))
         else:
             img = dc.images.get(image)
     except docker.errors.ImageNotFound:
         raise ArenaError(f"--image {image}: no such image in the local Docker Engine (build it, or give "
                          "--dockerfile PATH; `docker images` lists them)") from None
-    except docker.errors.BuildError as e:
-        lines = [str(x.get("stream") or x.get("error") or "").rstrip() for x in e.build_log]
-        raise ArenaError(f"--dockerfile {dockerfile}: the build failed: {e.msg}\n" + "\n".join(lines[-10:])) from None
     except docker.errors.DockerException as e:
         raise ArenaError(f"docker: {e}") from None
-    except OSError as e:   # the build's time ran out (the daemon stops a build whose client is gone)
-        raise ArenaError(f"--dockerfile {dockerfile}: the build did not finish in {BUILD_TIMEOUT_S} s: {e}") from None
     cfg = img.attrs.get("Config") or {}
     if volumes := sorted(cfg.get("Volumes") or {}):
         # Docker would give each container start a fresh anonymous volume on the host's disk, unbounded.
@@ -101,7 +93,11 @@ def resolve_image(name: str, image: str | None = None, dockerfile: str | None = 
 
 class BotSandbox:
     """The containers of one run: a Docker client, the referee's socket (in a directory of its own, mode 0700),
-    and per bot a :class:`~supervisor.docker_runtime.DockerRuntime`. Reaps what killed runs left behind."""
+    and per bot a :class:`~supervisor.docker_runtime.DockerRuntime`. Reaps what killed runs left behind.
+
+    Each bot reaches the referee through a socket of its own (``RegisterBotRequest.own_socket``), which the referee
+    binds beside its socket at registration: only that bot's containers see it, so the referee's per-peer limits
+    count each bot apart, and a Hello on it can name that bot only. The referee's own socket is mounted nowhere."""
 
     def __init__(self, docker_client=None):
         from supervisor import StartError
@@ -114,10 +110,22 @@ class BotSandbox:
         start_watchdog()   # removes this run's containers and folders if it dies
         self._dir = tempfile.mkdtemp(prefix=os.path.basename(folder_prefix(owner_id())))
         self.socket = os.path.join(self._dir, "referee.sock")
+        self.sockets: dict[str, str] = {}   # bot -> its own socket (on the host), as the referee bound it
         # What a bot's processes are given (arena.processes.BotProcesses): the referee's address as seen in the
         # container (its socket, mounted there), and what {python} in its command stands for.
         self.address = f"unix:{SOCKET_IN_CONTAINER}"
         self.python = SANDBOX_PYTHON
+
+    def register(self, request, answer, referee: str) -> None:
+        """Note the socket the referee at ``referee`` bound for the bot of ``request`` (a RegisterBotRequest that
+        asked for one) in ``answer``; ArenaError when it bound none (a referee older than protocol 1.8)."""
+        if not request.own_socket:
+            return
+        if not answer.unix_socket:
+            raise ArenaError(f"the referee at {referee} does not give a bot a socket of its own "
+                             "(RegisterBotRequest.own_socket, protocol 1.8), which --sandbox docker needs: run a newer "
+                             "referee")
+        self.sockets[request.name] = answer.unix_socket
 
     def image(self, bot: Bot) -> str:
         if bot.image:
@@ -156,9 +164,13 @@ class BotSandbox:
         return tuple(out)
 
     def runtime(self, bot: Bot) -> DockerRuntime:
+        """The runtime of ``bot``'s containers: its image, limits and files, and its own socket (:meth:`register`)."""
+        if bot.name not in self.sockets:
+            raise ArenaError(f"bot {bot.name!r} has no socket of its own at the referee: register it with "
+                             "RegisterBotRequest.own_socket before starting its containers")
         sb = Sandbox(image=self.image(bot), limits=limits_of(bot), mounts=self.mounts(bot),
                      workdir=None if bot.image else WORKDIR,   # an image's own working directory
-                     socket=self.socket, labels={"pepper.bot": bot.name})
+                     socket=self.sockets[bot.name], labels={"pepper.bot": bot.name})
         return DockerRuntime(sb, self.client, reap_first=False)
 
     def close(self) -> None:

@@ -106,8 +106,9 @@ def serve(
     tls_cert: Annotated[Path | None, typer.Option(help="PEM certificate: serve TLS (needs --tls-key)")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="PEM private key for --tls-cert")] = None,
     record_dir: Annotated[Path | None, typer.Option(help="write every finished game's result and record here")] = None,
-    unix_socket: Annotated[Path | None, typer.Option(help="also listen on this Unix socket (how sandboxed bots reach "
-                                                        "the referee: docs/sandbox.md)")] = None,
+    unix_socket: Annotated[Path | None, typer.Option(help="also listen on this Unix socket; a bot's own socket "
+                                                        "(RegisterBotRequest.own_socket: how each sandboxed bot reaches "
+                                                        "the referee, docs/sandbox.md) is bound beside it")] = None,
     keep_finished: int = typer.Option(
         ServerConfig.keep_games, help="finished games kept in memory for GetGame/WaitGame/ListGames; older ones are "
         "read from --record-dir, or are gone without it"),

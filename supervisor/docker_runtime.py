@@ -20,6 +20,7 @@ removes it.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shlex
 import shutil
@@ -45,6 +46,7 @@ FOLDER_PREFIX = "pepper-sandbox-"        # the host folders of the sandbox (in t
 # Each container a cgroup of its own at the top of the hierarchy (with the cgroupfs driver), weighted like a host
 # process per core of its limit: under Docker's one /docker group all containers together weigh one host process.
 CGROUP_PARENT = "/"
+PIDS_HIERARCHY = Path("/sys/fs/cgroup/pids")   # cgroup v1's pids controller, where pids_cgroup makes its groups
 DEFAULT_IMAGE = "pepper-python:latest"   # `make images`: Debian's Python, the SDK
 NODE_IMAGE = "pepper-node:latest"        # `make images`: the above and Node.js
 
@@ -374,6 +376,62 @@ class DockerRuntime:
             shutil.rmtree(folder, ignore_errors=True)
             raise StartError(spec.name, command, f"docker: {e}", e) from None
         return DockerHandle(spec, c, lim, self.log_budget, folder)
+
+
+class BuildFailed(Exception):
+    """A build that made no image: why, with its last lines of output."""
+
+
+def pids_cgroup(docker_client, name: str, pids: int) -> str | None:
+    """A cgroup parent ``/name`` for containers, its cgroup v1 ``pids.max`` set to ``pids`` (what the Engine's
+    cgroupfs driver nests their cgroups under, so the bound holds for all of them together); None where this process
+    cannot make it (not root, cgroup v2, the systemd cgroup driver)."""
+    info = docker_client.info()
+    if info.get("CgroupDriver") != "cgroupfs" or str(info.get("CgroupVersion", "1")) != "1":
+        return None
+    try:
+        group = PIDS_HIERARCHY / name
+        group.mkdir(exist_ok=True)
+        (group / "pids.max").write_text(f"{pids}\n")
+    except OSError:
+        return None
+    return f"/{name}"
+
+
+def build_image(context: str, dockerfile: str, tag: str, params: dict, silence_s: float) -> str:
+    """Build ``context``'s ``dockerfile`` as ``tag`` on the Engine's classic builder, with the Engine API's /build and
+    its query ``params`` (``cgroupparent`` among them, which docker-py's ``images.build`` does not pass), reading at
+    most ``silence_s`` seconds without output: the image's id (``sha256:...``); BuildFailed."""
+    import docker.errors
+    from docker.utils import tar
+
+    ignore = Path(context, ".dockerignore")
+    exclude = ([ln.strip() for ln in ignore.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+               if ignore.is_file() else None)
+    lines: list[str] = []
+    try:
+        dc = client()
+        with tar(context, exclude=exclude, dockerfile=(dockerfile, None)) as body:
+            r = dc.api.post(f"{dc.api.base_url}/v{dc.api.api_version}/build", data=body, stream=True,
+                            params={"t": tag, "dockerfile": dockerfile, **params},
+                            headers={"Content-Type": "application/x-tar"}, timeout=silence_s)
+            if r.status_code >= 400:   # a parameter the Engine refuses: it says which
+                raise BuildFailed(f"docker: {r.status_code}: {r.text.strip()}")
+            image_id = ""
+            for raw in r.iter_lines():
+                item = json.loads(raw)
+                if "error" in item:
+                    raise BuildFailed("the build failed: " + "\n".join([item["error"].rstrip(), *lines[-10:]]))
+                image_id = (item.get("aux") or {}).get("ID", image_id)
+                if item.get("stream", "").strip():
+                    lines.append(item["stream"].rstrip())
+    except (StartError, docker.errors.DockerException) as e:
+        raise BuildFailed(f"docker: {e}") from None
+    except OSError as e:   # requests' errors too: a read that waited silence_s for output among them
+        raise BuildFailed(f"the build failed or said nothing for {silence_s:g} s, its limit: {e}") from None
+    if not image_id:
+        raise BuildFailed("the Engine named no image: " + "\n".join(lines[-10:]))
+    return image_id
 
 
 def wait_socket(path: str | Path, timeout: float = 10.0) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import os
@@ -30,13 +31,17 @@ CONTROL_SERVICE = control_pb2.DESCRIPTOR.services_by_name["ControlService"].full
 
 
 class BotServicer:
-    def __init__(self, referee: Referee, limits: StreamLimits):
-        self.referee, self.limits = referee, limits
+    """The Connect stream. On a bot's own Unix socket (``socket``, ``bot``: :class:`BotSockets`) its streams count
+    as the peer ``unix:SOCKET`` for the limits, and a Hello may name that bot only; elsewhere the peer is the
+    client's address (every client of one Unix socket is the same peer, ``unix:``)."""
+
+    def __init__(self, referee: Referee, limits: StreamLimits, socket: str | None = None, bot: str | None = None):
+        self.referee, self.limits, self.socket, self.bot = referee, limits, socket, bot
 
     async def Connect(self, request_iterator, context: grpc.aio.ServicerContext):
         # Admitted (counted) before its Hello: the limits bound what an unauthenticated client holds open. Until its
         # Hello the stream waits among the ones the limits may close to make room (``closed`` then says why).
-        peer = peer_host(context.peer())
+        peer = f"unix:{self.socket}" if self.socket else peer_host(context.peer())
         closed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         refused = self.limits.admit(peer, closed, lambda why: closed.done() or closed.set_result(why))
         if refused:
@@ -69,6 +74,10 @@ class BotServicer:
         if first.WhichOneof("message") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message on a Connect stream must be a Hello")
         hello = first.hello
+        if self.bot is not None and hello.bot_name != self.bot:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                f"this Unix socket is bot {self.bot!r}'s own: a Hello on it may name {self.bot!r} only, "
+                                f"not {hello.bot_name!r} (each sandboxed bot reaches the referee through its own socket)")
         if ref.draining:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is draining")
         refused = ref.authenticate(hello.bot_name, hello.token, hello.protocol_version)
@@ -132,8 +141,8 @@ async def _check_enums(request, context) -> None:
 
 
 class ControlServicer(control_pb2_grpc.ControlServiceServicer):
-    def __init__(self, referee: Referee, token: str, health_servicer):
-        self.referee, self._want, self.health = referee, f"Bearer {token}".encode(), health_servicer
+    def __init__(self, referee: Referee, token: str, health_servicer, sockets: BotSockets):
+        self.referee, self._want, self.health, self.sockets = referee, f"Bearer {token}".encode(), health_servicer, sockets
 
     async def _auth(self, context) -> None:
         got = ""
@@ -149,9 +158,10 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
         try:
             token = self.referee.register_bot(request.name, request.token, request.token_sha256,
                                               request.max_connections)
+            path = await self.sockets.bind(request.name) if request.own_socket else ""
         except RequestError as e:
             await context.abort(_status(e.code), str(e))
-        return control_pb2.RegisterBotResponse(name=request.name, token=token)
+        return control_pb2.RegisterBotResponse(name=request.name, token=token, unix_socket=path)
 
     async def ListBots(self, request, context):
         await self._auth(context)
@@ -232,6 +242,50 @@ class ControlServicer(control_pb2_grpc.ControlServiceServicer):
         return control_pb2.DrainResponse(finished=finished, aborted=aborted)
 
 
+class BotSockets:
+    """The Unix sockets of single bots (``RegisterBotRequest.own_socket``), bound beside the referee's own socket
+    (``--unix-socket``: the arena's run directory, mode 0700) as ``bot-N.sock``, mode 0666 (a sandboxed bot runs as
+    another user). Each is served by a small grpc.aio server of its own on the referee's event loop (a running
+    server takes no new port), with the Connect stream only, the same referee and the same limits: its streams
+    count as a peer of their own and may say Hello as their bot only (:class:`BotServicer`)."""
+
+    def __init__(self, referee: Referee, limits: StreamLimits, config: ServerConfig):
+        self.referee, self.limits, self.config = referee, limits, config
+        self.bound: dict[str, tuple[str, grpc.aio.Server]] = {}   # bot -> (its socket, its server)
+        self._lock = asyncio.Lock()
+
+    async def bind(self, bot: str) -> str:
+        """The path of ``bot``'s socket, bound and served from now on (the same one when it has one already)."""
+        async with self._lock:
+            if bot in self.bound:
+                return self.bound[bot][0]
+            if not self.config.unix_socket:
+                raise RequestError("FAILED_PRECONDITION", "RegisterBotRequest.own_socket: this referee has no Unix "
+                                   "socket to bind a bot's beside; serve with `pepper referee serve --unix-socket PATH`")
+            path = os.path.join(os.path.dirname(os.path.abspath(self.config.unix_socket)), f"bot-{len(self.bound) + 1}.sock")
+            try:
+                _clear_socket(path)
+                server = _grpc_server(self.config)
+                _add_bot_service(server, BotServicer(self.referee, self.limits, socket=path, bot=bot))
+                if not server.add_insecure_port(f"unix:{path}"):
+                    raise OSError(f"cannot bind the Unix socket {path}")
+                await server.start()
+                os.chmod(path, 0o666)
+            except OSError as e:
+                raise RequestError("FAILED_PRECONDITION", f"bot {bot!r}'s own socket: {e}") from None
+            self.bound[bot] = (path, server)
+            log.info("bot %s has its own socket %s", bot, path)
+            return path
+
+    async def stop(self, grace_s: float) -> None:
+        """Stop every bot socket's server and remove its socket."""
+        await asyncio.gather(*(server.stop(grace_s) for _, server in self.bound.values()))
+        for path, _ in self.bound.values():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        self.bound.clear()
+
+
 @dataclass
 class RunningServer:
     """A started server: its bound address, the referee, and how to stop it."""
@@ -239,6 +293,7 @@ class RunningServer:
     server: grpc.aio.Server
     referee: Referee
     health: health.aio.HealthServicer
+    sockets: BotSockets
     host: str
     port: int
     tls: bool
@@ -253,7 +308,7 @@ class RunningServer:
         await self.health.enter_graceful_shutdown()
         res = await self.referee.drain(drain_s)
         await asyncio.sleep(0.05)   # let the streams send their last Batch (GameEnds, the DRAINING notice)
-        await self.server.stop(grace_s)
+        await asyncio.gather(self.server.stop(grace_s), self.sockets.stop(grace_s))
         await self.referee.close()
         return res
 
@@ -265,18 +320,17 @@ def _split_address(address: str) -> tuple[str, int]:
     return host, int(port)
 
 
-async def start(config: ServerConfig) -> RunningServer:
-    """Build, bind and start the server."""
-    host, _ = _split_address(config.address)
-    if not config.control_token:
-        raise ValueError("a control token is required")
-    referee = Referee(config)
-    limits = StreamLimits(config.max_bot_connections_per_peer, config.max_bot_connections, raise_open_file_limit(),
-                          config.fd_reserve, waiting_total=config.max_waiting_streams,
-                          waiting_per_peer=config.max_waiting_streams_per_peer,
-                          rate_per_peer=config.new_streams_per_peer_per_s)
-    limit_undecodable()
-    server = grpc.aio.server(options=[
+def _clear_socket(path: str) -> None:
+    """Remove a socket left at ``path`` by a killed referee (bind fails on it); OSError if something else is there."""
+    if os.path.lexists(path):
+        if not stat.S_ISSOCK(os.lstat(path).st_mode):
+            raise OSError(f"{path} exists and is not a socket")
+        os.unlink(path)
+
+
+def _grpc_server(config: ServerConfig) -> grpc.aio.Server:
+    """A gRPC server with the referee's options (the main one, and each bot socket's)."""
+    return grpc.aio.server(options=[
         ("grpc.max_receive_message_length", config.max_receive_bytes),   # sized to the protocol (config.inbound_limit)
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 0),
@@ -294,16 +348,35 @@ async def start(config: ServerConfig) -> RunningServer:
         ("grpc.http2.ping_timeout_ms", config.keepalive_timeout_ms),
         ("grpc.http2.max_pings_without_data", 0),
     ])
-    hs = health.aio.HealthServicer()
+
+
+def _add_bot_service(server: grpc.aio.Server, bots: BotServicer) -> None:
     # The bot service is registered by hand (same service and method names as the generated helper) so
     # that the Connect stream can send pre-serialized Batches: see referee.wire.batch_response.
-    bots = BotServicer(referee, limits)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(BOT_SERVICE, {
         "Connect": grpc.stream_stream_rpc_method_handler(
             bots.Connect, request_deserializer=bot_pb2.ConnectRequest.FromString,
             response_serializer=wire.serialize_response),
     }),))
-    control_pb2_grpc.add_ControlServiceServicer_to_server(ControlServicer(referee, config.control_token, hs), server)
+
+
+async def start(config: ServerConfig) -> RunningServer:
+    """Build, bind and start the server."""
+    host, _ = _split_address(config.address)
+    if not config.control_token:
+        raise ValueError("a control token is required")
+    referee = Referee(config)
+    limits = StreamLimits(config.max_bot_connections_per_peer, config.max_bot_connections, raise_open_file_limit(),
+                          config.fd_reserve, waiting_total=config.max_waiting_streams,
+                          waiting_per_peer=config.max_waiting_streams_per_peer,
+                          rate_per_peer=config.new_streams_per_peer_per_s)
+    limit_undecodable()
+    server = _grpc_server(config)
+    hs = health.aio.HealthServicer()
+    _add_bot_service(server, BotServicer(referee, limits))
+    sockets = BotSockets(referee, limits, config)
+    control_pb2_grpc.add_ControlServiceServicer_to_server(ControlServicer(referee, config.control_token, hs, sockets),
+                                                          server)
     health_pb2_grpc.add_HealthServicer_to_server(hs, server)
     reflection.enable_server_reflection(
         (BOT_SERVICE, CONTROL_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
@@ -318,10 +391,7 @@ async def start(config: ServerConfig) -> RunningServer:
     if not port:
         raise OSError(f"cannot bind {config.address}")
     if config.unix_socket:
-        if os.path.exists(config.unix_socket):   # a socket left by a killed referee: bind fails on it
-            if not stat.S_ISSOCK(os.stat(config.unix_socket).st_mode):
-                raise OSError(f"{config.unix_socket} exists and is not a socket")
-            os.unlink(config.unix_socket)
+        _clear_socket(config.unix_socket)
         if not server.add_insecure_port(f"unix:{config.unix_socket}"):
             raise OSError(f"cannot bind the Unix socket {config.unix_socket}")
     await server.start()
@@ -330,4 +400,4 @@ async def start(config: ServerConfig) -> RunningServer:
     for name in ("", BOT_SERVICE, CONTROL_SERVICE):
         await hs.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("listening on %s:%d%s", host, port, " (TLS)" if config.tls_cert else "")
-    return RunningServer(server, referee, hs, host, port, bool(config.tls_cert))
+    return RunningServer(server, referee, hs, sockets, host, port, bool(config.tls_cert))

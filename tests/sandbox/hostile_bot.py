@@ -8,14 +8,25 @@ tries one attack, named by $PEPPER_HOSTILE, and reports on stderr (its log) what
     memory   allocate 4 GB
     spin     compute forever
     exit     exit with code 3
+
+and one that attacks from its start, once it is connected itself:
+
+    silent   in a second process, hold 200 Connect streams that never say Hello, opening another at once as each
+             ends (the referee's limits refuse most), for as long as it runs; its first stream says Hello as the
+             bot $PEPPER_HOSTILE_AS with this bot's token instead (refused)
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import random
 import socket
+import subprocess
 import sys
+import time
+from collections import Counter
 
 from pepper_bot import run_bot
 
@@ -87,6 +98,54 @@ def attack(mode: str) -> None:
         os._exit(3)
 
 
+async def silent(target: str, streams: int) -> None:
+    import grpc
+    from pepper_proto import PROTOCOL_VERSION
+    from pepper_proto.v1 import bot_pb2, bot_pb2_grpc
+
+    chans = [grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(4)]
+    impostor = bot_pb2_grpc.BotServiceStub(chans[0]).Connect()
+    await impostor.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(
+        bot_name=os.environ.get("PEPPER_HOSTILE_AS", ""), token=sys.stdin.readline().strip(),
+        protocol_version=PROTOCOL_VERSION)))
+    say("hello as", os.environ.get("PEPPER_HOSTILE_AS"), "->", (await impostor.code()).name, await impostor.details())
+    opened, ended = 0, Counter()
+
+    async def hold(i: int) -> None:
+        nonlocal opened
+        while True:
+            call = bot_pb2_grpc.BotServiceStub(chans[i % len(chans)]).Connect()
+            opened += 1
+            ended[(await call.code()).name] += 1
+            await asyncio.sleep(0.01)
+
+    async def report() -> None:
+        while True:
+            await asyncio.sleep(2)
+            say(f"silent streams: {opened} opened, ended {dict(ended)}")
+
+    await asyncio.gather(report(), *(hold(i) for i in range(streams)))
+
+
+def attack_from_start(mode: str) -> None:
+    """Start ``mode``'s attack once this bot is connected (its own Hello first: the attack must not lock it out)."""
+    if mode != "silent":
+        return
+
+    class Started(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("connected to") and not hasattr(self, "worker"):
+                self.worker = subprocess.Popen([sys.executable, os.path.abspath(__file__)], stdin=subprocess.PIPE,
+                                               env={**os.environ, "PEPPER_HOSTILE": "silent-worker"})
+                self.worker.stdin.write(f"{token}\n".encode())
+                self.worker.stdin.close()
+                say("silent streams from", self.worker.pid, "at", time.time())
+
+    from pepper_bot.runner import launch_token
+    token = launch_token()
+    logging.getLogger("pepper.bot").addHandler(Started())
+
+
 class Hostile:
     name = "hostile"
 
@@ -101,4 +160,7 @@ class Hostile:
 
 
 if __name__ == "__main__":
+    if os.environ.get("PEPPER_HOSTILE") == "silent-worker":
+        asyncio.run(silent(os.environ["PEPPER_REFEREE"], 200))
+    attack_from_start(os.environ.get("PEPPER_HOSTILE", ""))
     sys.exit(run_bot(Hostile(os.environ.get("PEPPER_HOSTILE", ""))))

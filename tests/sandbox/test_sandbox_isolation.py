@@ -161,3 +161,50 @@ def test_a_file_linked_from_outside_the_bots_folder_is_refused(docker_client, tm
             sb.mounts(bot)
     finally:
         sb.close()
+
+
+def test_a_dockerfile_build_is_stopped_at_its_total_time_limit(docker_client, tmp_path):
+    # It prints nothing while it sleeps: the limit without output (600 s) would not end it for 10 minutes.
+    sleep = ["python3", "-c", "import time; print('sleeping', flush=True); time.sleep(120)"]
+    (tmp_path / "Dockerfile").write_text(f"FROM pepper-python:latest\nRUN {json.dumps(sleep)}\n")
+
+    def steps() -> list[str]:   # the build's RUN container
+        return [c.short_id for c in docker_client.containers.list(all=True, sparse=True, filters={"ancestor": "pepper-python"})
+                if "time.sleep(120)" in (c.attrs.get("Command") or "")]
+
+    errors: list[BaseException] = []
+    seen: set[str] = set()
+
+    def register() -> None:
+        try:
+            resolve_image("sleeper", dockerfile=str(tmp_path), docker_client=docker_client, build_time_s=8)
+        except ArenaError as e:
+            errors.append(e)
+
+    t0 = time.monotonic()
+    builder = threading.Thread(target=register)
+    builder.start()
+    while builder.is_alive():
+        seen.update(steps())
+        time.sleep(0.3)
+    assert time.monotonic() - t0 < 20 and len(errors) == 1, errors
+    assert "the build took longer than 8 s in all, its limit: stopped" in str(errors[0])
+    assert seen, "the build never reached its RUN step"
+    deadline = time.monotonic() + 15   # the Engine stops the build whose client is gone
+    while steps() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not steps()
+    assert not docker_client.images.list(name="pepper-bot-sleeper")
+
+
+def test_a_dockerfile_builds_processes_are_bounded(docker_client, tmp_path):
+    # A RUN step that starts 100 processes: the build succeeds only if the 40th cannot be started.
+    fork = ("import os, sys, time\nfor i in range(100):\n    try:\n        if os.fork() == 0:\n            time.sleep(5)\n"
+            "            os._exit(0)\n    except OSError as e:\n        print('fork', i, 'failed:', e)\n        sys.exit(0)\n"
+            "sys.exit('forked 100 processes')\n")
+    (tmp_path / "Dockerfile").write_text(f"FROM pepper-python:latest\nRUN {json.dumps(['python3', '-c', fork])}\n"
+                                         'CMD ["python3", "-c", "pass"]\n')
+    try:
+        resolve_image("forker", dockerfile=str(tmp_path), docker_client=docker_client, build_pids=40)
+    finally:
+        docker_client.images.remove("pepper-bot-forker:latest", force=True)

@@ -8,24 +8,28 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RegisterBotRequest(_message.Message):
-    __slots__ = ("name", "token", "token_sha256", "max_connections")
+    __slots__ = ("name", "token", "token_sha256", "max_connections", "own_socket")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TOKEN_SHA256_FIELD_NUMBER: _ClassVar[int]
     MAX_CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+    OWN_SOCKET_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
     token_sha256: bytes
     max_connections: int
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., token_sha256: _Optional[bytes] = ..., max_connections: _Optional[int] = ...) -> None: ...
+    own_socket: bool
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., token_sha256: _Optional[bytes] = ..., max_connections: _Optional[int] = ..., own_socket: _Optional[bool] = ...) -> None: ...
 
 class RegisterBotResponse(_message.Message):
-    __slots__ = ("name", "token")
+    __slots__ = ("name", "token", "unix_socket")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    UNIX_SOCKET_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    unix_socket: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., unix_socket: _Optional[str] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
     __slots__ = ()
