@@ -6,6 +6,11 @@ seat's view (what the referee sent this seat: its own cards and the public table
 the person's answer, which the play page posts (:meth:`HumanSeat.answer`), until the decision's time and the
 seat's time bank have run out. The arena stores and rates the game as it does every game: the person is the
 registered remote bot whose token the seat uses.
+
+The seat hears every event of its games as it happens (``live_events``): what it keeps of them is public (the table's
+names and teams, each deal's result and its final trick), so the page can show how each deal and game ended, which
+the views of its decisions alone never say. :meth:`HumanSeat.session_over` marks the end of the connection (the
+referee drained: the arena has no more games for this bot).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ KEEP_GAMES = 20   # finished games the play page lists
 class HumanSeat(Bot):
     """The seats of the bot ``name`` played by a person (see the module)."""
 
+    live_events = True   # deal results as they happen, not with the person's next decision
+
     def __init__(self, name: str):
         self.name = name
         self._cv = threading.Condition()
@@ -28,22 +35,57 @@ class HumanSeat(Bot):
         self._asked_at = 0.0
         self._answer: str | None = None
         self._last: dict | None = None       # the latest view answered (the table after the person's move)
-        self._games: dict[str, dict] = {}    # game id -> {seat, players, ruleset, result}
+        self._games: dict[str, dict] = {}    # game id -> {seat, players, ruleset, table, deals, result}
+        self._trick: dict[str, list] = {}    # game id -> the plays of its trick in progress, [[seat, card], ...]
+        self._over: str | None = None        # why the session ended (None: connected, or connecting)
         self.changes = 0                     # grows with every change: the page asks again when it does
 
     # -- the SDK's side ------------------------------------------------------------------------------
     def on_game_start(self, info: dict) -> None:
         with self._cv:
-            self._games[info["game_id"]] = {"game_id": info["game_id"], "seat": info["seat"], "players": info["players"],
-                                            "ruleset": info["ruleset"]["name"], "result": None}
+            rs = info["ruleset"]
+            self._games[info["game_id"]] = {
+                "game_id": info["game_id"], "seat": info["seat"], "players": info["players"], "ruleset": rs["name"],
+                "family": rs["family"], "target_score": rs["target_score"], "hand_size": rs["hand_size"],
+                "table": [{"seat": t["seat"], "name": t["bot_name"], "team": t["team"]} for t in info["table"]],
+                "deals": [], "result": None}
             while len(self._games) > KEEP_GAMES:
-                self._games.pop(next(iter(self._games)))
+                self._trick.pop(self._games.pop(next(iter(self._games)))["game_id"], None)
+            self._changed()
+
+    def on_event(self, game_id: str, event: dict) -> None:
+        """Keep each deal's tricks as they are played, and its result with its final trick (all public)."""
+        kind = event["kind"]
+        if kind not in ("play", "trick", "deal_end"):
+            return
+        with self._cv:
+            game = self._games.get(game_id)
+            if game is None:
+                return
+            plays = self._trick.setdefault(game_id, [])
+            if kind == "play":
+                plays.append([event["actor"], event["cards"][0]])
+                return   # the page shows a trick from the seat's views; its end is what it lacks
+            if kind == "trick":
+                game["last_trick"] = {"leader": event["leader"], "plays": list(plays), "winner": event["actor"]}
+                plays.clear()
+                return
+            d = event["deal_result"]
+            game["deals"].append({**d, "last_trick": game.pop("last_trick", None)})
+            plays.clear()
             self._changed()
 
     def on_game_end(self, game_id: str, result: dict) -> None:
         with self._cv:
             if game_id in self._games:
                 self._games[game_id]["result"] = result
+            self._trick.pop(game_id, None)
+            self._changed()
+
+    def session_over(self, why: str) -> None:
+        """The seat's connection has ended for good (``why``: said on the page); no game will seat it again."""
+        with self._cv:
+            self._over = why
             self._changed()
 
     def decide(self, view: dict) -> str:
@@ -79,8 +121,8 @@ class HumanSeat(Bot):
                 left = max(0.0, (p.get("deadline_ms", 0) + p.get("time_bank_ms", 0)) / 1000 - (time.monotonic() - self._asked_at))
             return {"name": self.name, "changes": self.changes, "pending": p is not None, "seconds_left": left,
                     "deadline_seconds": None if p is None else p.get("deadline_ms", 0) / 1000,
-                    "view": p if p is not None else self._last,
-                    "games": list(reversed(self._games.values()))}
+                    "view": p if p is not None else self._last, "session_over": self._over,
+                    "games": [{k: v for k, v in g.items() if k != "last_trick"} for g in reversed(self._games.values())]}
 
     def _changed(self) -> None:
         self.changes += 1

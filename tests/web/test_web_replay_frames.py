@@ -3,17 +3,14 @@ end on the engine's final score, and one seat's frames never hold a card it was 
 
 from __future__ import annotations
 
-import json
 import random
-import re
 
 import pytest
-from web_harness import hidden_cards, seat_knowledge
+from web_harness import cards_in, hidden_cards, seat_knowledge
 
 from referee.rules import BUILTIN_RULESETS, Game, ruleset_from_dict
 from web.replay import frames
 
-CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
 TABLES = [(name, n) for name, rs in BUILTIN_RULESETS.items() for n in rs.player_counts]
 
 
@@ -45,10 +42,10 @@ def test_frames_follow_the_game_and_hide_what_each_seat_did_not_see(name, player
         assert mine["frames"][-1]["scores"] == record["outcome"]["scores"]
         for k, (f, (known, secret)) in enumerate(zip(mine["frames"], seat_knowledge(record, seat), strict=True)):
             assert set(f["hands"]) == {str(seat)} and set(f["private"]) <= {str(seat)}
-            shown = set(CARD.findall(json.dumps(f)))
+            shown = cards_in(f)
             assert shown <= known and not shown & secret, (name, players, seat, k, shown - known, f)
     # The check bites: the all-hands frames show other seats' cards.
-    assert set(CARD.findall(json.dumps(everything["frames"][1]))) & hidden_cards(record, 0)[1]
+    assert cards_in(everything["frames"][1]) & hidden_cards(record, 0)[1]
 
 
 def test_a_seat_that_is_not_at_the_table_is_refused():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -18,6 +19,14 @@ from referee.rules import CARDS, EventKind, Game
 CHROMIUM = os.environ.get("PEPPER_CHROMIUM", "/usr/bin/chromium")
 SHORT = 'name = "iowa-short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick run
 GAMES = 8
+CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
+SYMBOLS = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C"})
+
+
+def cards_in(x) -> set[str]:
+    """The cards written in ``x`` (text, or anything JSON: an API's answer), ``QC`` or ``Q♣`` alike."""
+    text = x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)
+    return set(CARD.findall(text.translate(SYMBOLS)))
 
 
 def pepper(*args: str, cwd: Path) -> subprocess.CompletedProcess:
