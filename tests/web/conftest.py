@@ -36,10 +36,8 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh page that fails the test on any script error."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+def _page(browser, width: int, height: int):
+    ctx = browser.new_context(viewport={"width": width, "height": height})
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -47,3 +45,15 @@ def page(browser):
     yield pg
     ctx.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that fails the test on any script error."""
+    yield from _page(browser, 1280, 900)
+
+
+@pytest.fixture
+def phone(browser):
+    """A fresh page on a phone's screen (390 x 844 CSS pixels) that fails the test on any script error."""
+    yield from _page(browser, 390, 844)

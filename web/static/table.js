@@ -26,6 +26,7 @@ function ledSuit(c, trump) {
 }
 
 function cardBacks(n) {
+  if (!n) return null;
   return el("span", {class: "hidden-hand", title: `${n} cards, hidden`},
     Array.from({length: n}, () => el("span", {class: "card back"})), el("span", {class: "count"}, `${n}`));
 }
