@@ -19,6 +19,7 @@ import pytest
 from web_harness import cards_in, free_port, get_json, layout_problems, pepper, screenshot
 
 from arena.store import Store
+from referee.rules import Game
 
 pytestmark = pytest.mark.xdist_group("web")
 SHORT = 'name = "p30-short"\nextends = "pepper-30"\ndeal_cap = 1\n'
@@ -215,9 +216,10 @@ def test_every_press_like_a_persons_takes_effect(tmp_path, page):
 
 
 @contextmanager
-def seat_run(folder: Path, games: int, *more: str) -> Iterator[tuple[subprocess.Popen, str]]:
+def seat_run(folder: Path, pg, games: int, *more: str) -> Iterator[tuple[subprocess.Popen, str]]:
     """A `pepper arena run` of ``games`` p30-short games between the remote bot alice and random, and `pepper web
-    --seat alice` holding alice's seats: yields the run's process and the play page's address once both are up."""
+    --seat alice` holding alice's seats: yields the run's process and the play page's address once both are up.
+    The browser page ``pg`` leaves the play page before the server stops."""
     db = folder / "arena.db"
     (folder / "short.toml").write_text(SHORT)
     r = pepper("bot", "register", "alice", "--remote", "--deadline-ms", "60000", "--db", str(db), cwd=folder)
@@ -242,6 +244,7 @@ def seat_run(folder: Path, games: int, *more: str) -> Iterator[tuple[subprocess.
                 time.sleep(0.1)
         yield arena, play_url
     finally:
+        pg.goto("about:blank")
         stop(arena)
         stop(web)
 
@@ -315,7 +318,7 @@ def test_the_play_page_seats_the_person_at_the_table_and_shows_how_each_deal_and
         assert shown == [as_shown(a) for a in v["legal_actions"] if not a.startswith("play ")]
         seen["trump"] += any(a.startswith("trump ") for a in v["legal_actions"])
 
-    with seat_run(tmp_path, 2, "--concurrency", "1") as (arena, play_url):
+    with seat_run(tmp_path, page, 2, "--concurrency", "1") as (arena, play_url):
         seat_api = play_url.replace("/play?", "/api/seat?")
         page.goto(play_url)
         moves = play_through(page, play_url, arena, check)
@@ -331,7 +334,6 @@ def test_the_play_page_seats_the_person_at_the_table_and_shows_how_each_deal_and
         assert page.locator("#play-table .seat .card:not(.back)").count() == 0
         assert page.locator("#play-table .center .played.winner").count() == 1
         screenshot(page, "play-end", tmp_path)
-        page.goto("about:blank")
     assert moves >= 4 and seen["trump"] and seen["trick"], (moves, seen)
     # The last game's end as the page showed it, and each of its deals, against the stored games.
     st = Store(tmp_path / "arena.db", read_only=True)
@@ -345,6 +347,12 @@ def test_the_play_page_seats_the_person_at_the_table_and_shows_how_each_deal_and
     for text, d in zip(deals, last["deals"], strict=True):
         assert text.startswith(f"Deal {d['number']}: ") and ("made" in text or " set" in text or "thrown in" in text)
     assert all(final == [2, 1] for final, d in zip(finals, last["deals"], strict=True) if d["contract"]), finals
+    # Each deal's final trick as the referee played it (the record's), public cards only.
+    truth = Game.from_record(st.record(stored.id)).deals
+    for d, t in zip(last["deals"], truth, strict=True):
+        tr = t.trick_history[-1] if t.trick_history else None
+        assert d["last_trick"] == (None if tr is None else {"leader": tr.leader, "plays": [[s, str(c)] for s, c in tr.plays],
+                                                            "winner": tr.winner})
 
 
 def test_the_play_page_is_usable_on_a_phone(tmp_path, phone):
@@ -363,11 +371,10 @@ def test_the_play_page_is_usable_on_a_phone(tmp_path, phone):
         if v["trick"] and not (tmp_path / "play-phone.png").exists():
             screenshot(phone, "play-phone", tmp_path)
 
-    with seat_run(tmp_path, 2, "--concurrency", "1") as (arena, play_url):
+    with seat_run(tmp_path, phone, 2, "--concurrency", "1") as (arena, play_url):
         phone.goto(play_url)
         moves = play_through(phone, play_url, arena, check)
         assert arena.wait(60) == 0, arena.stderr.read()
         phone.wait_for_selector("#p-next:has-text('The session is over')", timeout=15_000)
         check({"request_id": "the end", "trick": []})
-        phone.goto("about:blank")
     assert moves >= 4 and not problems, problems
