@@ -34,9 +34,8 @@ class HumanSeat(Bot):
         self._pending: dict | None = None    # the view awaiting an answer
         self._asked_at = 0.0
         self._answer: str | None = None
-        self._last: dict | None = None       # the latest view answered (the table after the person's move)
-        self._games: dict[str, dict] = {}    # game id -> {seat, players, ruleset, table, deals, result}
-        self._trick: dict[str, list] = {}    # game id -> the plays of its trick in progress, [[seat, card], ...]
+        self._last: dict | None = None       # the latest view answered, with the person's move made
+        self._games: dict[str, dict] = {}    # game id -> {seat, players, ruleset, table, deals, trick..., result}
         self._over: str | None = None        # why the session ended (None: connected, or connecting)
         self.changes = 0                     # grows with every change: the page asks again when it does
 
@@ -48,13 +47,14 @@ class HumanSeat(Bot):
                 "game_id": info["game_id"], "seat": info["seat"], "players": info["players"], "ruleset": rs["name"],
                 "family": rs["family"], "target_score": rs["target_score"], "hand_size": rs["hand_size"],
                 "table": [{"seat": t["seat"], "name": t["bot_name"], "team": t["team"]} for t in info["table"]],
-                "deals": [], "result": None}
+                "deals": [], "trick": [], "last_trick": None, "tricks_done": 0, "result": None}
             while len(self._games) > KEEP_GAMES:
-                self._trick.pop(self._games.pop(next(iter(self._games)))["game_id"], None)
+                self._games.pop(next(iter(self._games)))
             self._changed()
 
     def on_event(self, game_id: str, event: dict) -> None:
-        """Keep each deal's tricks as they are played, and its result with its final trick (all public)."""
+        """Follow the tricks as they are played, and keep each deal's result with its final trick (all public): the
+        page shows the table between the person's decisions from these."""
         kind = event["kind"]
         if kind not in ("play", "trick", "deal_end"):
             return
@@ -62,24 +62,20 @@ class HumanSeat(Bot):
             game = self._games.get(game_id)
             if game is None:
                 return
-            plays = self._trick.setdefault(game_id, [])
             if kind == "play":
-                plays.append([event["actor"], event["cards"][0]])
-                return   # the page shows a trick from the seat's views; its end is what it lacks
-            if kind == "trick":
-                game["last_trick"] = {"leader": event["leader"], "plays": list(plays), "winner": event["actor"]}
-                plays.clear()
-                return
-            d = event["deal_result"]
-            game["deals"].append({**d, "last_trick": game.pop("last_trick", None)})
-            plays.clear()
+                game["trick"].append([event["actor"], event["cards"][0]])
+            elif kind == "trick":
+                game["last_trick"] = {"leader": event["leader"], "plays": game["trick"], "winner": event["actor"]}
+                game["trick"], game["tricks_done"] = [], game["tricks_done"] + 1
+            else:
+                game["deals"].append({**event["deal_result"], "last_trick": game["last_trick"]})
+                game["trick"], game["last_trick"], game["tricks_done"] = [], None, 0
             self._changed()
 
     def on_game_end(self, game_id: str, result: dict) -> None:
         with self._cv:
             if game_id in self._games:
                 self._games[game_id]["result"] = result
-            self._trick.pop(game_id, None)
             self._changed()
 
     def session_over(self, why: str) -> None:
@@ -94,11 +90,11 @@ class HumanSeat(Bot):
             self._pending, self._answer, self._asked_at = view, None, time.monotonic()
             self._changed()
             self._cv.wait_for(lambda: self._answer is not None, timeout=limit + 1)
-            answer = self._answer
-            self._pending, self._last = None, view
+            # Unanswered in time: the referee has already counted the timeout; anything legal ends the wait.
+            answer = self._answer if self._answer is not None else view["legal_actions"][0]
+            self._pending, self._last = None, _after(view, answer)
             self._changed()
-        # Unanswered in time: the referee has already counted the timeout; anything legal ends the wait.
-        return answer if answer is not None else view["legal_actions"][0]
+        return answer
 
     # -- the browser's side --------------------------------------------------------------------------
     def answer(self, action: str, request_id: str) -> None:
@@ -122,8 +118,23 @@ class HumanSeat(Bot):
             return {"name": self.name, "changes": self.changes, "pending": p is not None, "seconds_left": left,
                     "deadline_seconds": None if p is None else p.get("deadline_ms", 0) / 1000,
                     "view": p if p is not None else self._last, "session_over": self._over,
-                    "games": [{k: v for k, v in g.items() if k != "last_trick"} for g in reversed(self._games.values())]}
+                    "games": list(reversed(self._games.values()))}
 
     def _changed(self) -> None:
         self.changes += 1
         self._cv.notify_all()
+
+
+def _after(view: dict, action: str) -> dict:
+    """``view`` once its seat has made ``action``: the card played moved from the hand to the trick, the bid added to
+    the auction. The table the page shows until the next decision; nobody is asked now."""
+    v = {**view, "legal_actions": [], "to_act": None}
+    verb, _, what = action.partition(" ")
+    if verb == "play":
+        hand = list(view["hand"])
+        if what in hand:
+            hand.remove(what)
+        v["hand"], v["trick"] = hand, [*view["trick"], [view["seat"], what]]
+    elif verb in ("bid", "pass"):
+        v["bids"] = [*view["bids"], [view["seat"], action]]
+    return v

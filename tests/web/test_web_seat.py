@@ -20,6 +20,7 @@ from web_harness import cards_in, free_port, get_json, layout_problems, pepper, 
 
 from arena.store import Store
 from referee.rules import Game
+from web.seat import HumanSeat
 
 pytestmark = pytest.mark.xdist_group("web")
 SHORT = 'name = "p30-short"\nextends = "pepper-30"\ndeal_cap = 1\n'
@@ -378,3 +379,41 @@ def test_the_play_page_is_usable_on_a_phone(tmp_path, phone):
         phone.wait_for_selector("#p-next:has-text('The session is over')", timeout=15_000)
         check({"request_id": "the end", "trick": []})
     assert moves >= 4 and not problems, problems
+
+
+def test_between_decisions_the_seat_shows_the_persons_move_and_the_deal_as_it_ends():
+    """After an answer the seat's latest view holds the person's move (the card gone from the hand, on the trick),
+    nobody to act; the events then follow the trick to its winner and keep the deal's result with its final trick."""
+    seat = HumanSeat("alice")
+    seat.on_game_start({"game_id": "g1", "seat": 0, "players": 2,
+                        "ruleset": {"name": "p30", "family": "pepper-30", "target_score": 30, "hand_size": 2},
+                        "table": [{"seat": 0, "bot_name": "alice", "team": 0}, {"seat": 1, "bot_name": "random", "team": 1}]})
+    view = {"game_id": "g1", "request_id": 7, "seat": 0, "to_act": 0, "hand": ["AS", "KS"], "trick": [], "bids": [],
+            "legal_actions": ["play AS", "play KS"], "deadline_ms": 5000, "time_bank_ms": 0}
+    answered: list[str] = []
+    t = threading.Thread(target=lambda: answered.append(seat.decide(view)))
+    t.start()
+    until = time.monotonic() + 5
+    while not seat.state()["pending"]:
+        assert time.monotonic() < until
+        time.sleep(0.01)
+    seat.answer("play KS", "7")
+    t.join(5)
+    state = seat.state()
+    assert answered == ["play KS"] and not state["pending"]
+    assert (state["view"]["hand"], state["view"]["trick"], state["view"]["to_act"]) == (["AS"], [[0, "KS"]], None)
+    seat.on_event("g1", {"kind": "play", "actor": 0, "cards": ["KS"]})
+    seat.on_event("g1", {"kind": "play", "actor": 1, "cards": ["QS"]})
+    game = seat.state()["games"][0]
+    assert game["trick"] == [[0, "KS"], [1, "QS"]] and game["last_trick"] is None
+    seat.on_event("g1", {"kind": "trick", "actor": 0, "leader": 0, "cards": ["KS", "QS"]})
+    game = seat.state()["games"][0]
+    assert (game["trick"], game["tricks_done"]) == ([], 1) and game["last_trick"]["winner"] == 0
+    result = {"number": 1, "contract": {"bidder": 0, "bid": "2", "trump": "S", "alone": False}, "tricks": [1, 0],
+              "points": [2, 0], "scores": [2, 0]}
+    seat.on_event("g1", {"kind": "deal_end", "deal_result": result})
+    (deal,) = seat.state()["games"][0]["deals"]
+    assert deal["last_trick"] == {"leader": 0, "plays": [[0, "KS"], [1, "QS"]], "winner": 0} and deal["scores"] == [2, 0]
+    before = seat.changes
+    seat.session_over("the referee drained")
+    assert seat.state()["session_over"] == "the referee drained" and seat.changes > before

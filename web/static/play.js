@@ -24,27 +24,31 @@ function tableOf(game) {
   return {players: n, names, team_of, sides, bottom: game.seat};
 }
 
-// The seat's view as a replay frame (table.js). Other hands are backs: the deal's hand size less the tricks
-// played and the card on the table (a five-handed bidder holds the widow a moment longer: it shows as 9).
-function frameOf(v, game, result) {
-  const inTrick = new Set(v.trick.map(([s]) => s));
-  const size = game.hand_size - v.tricks.length;
-  const last = v.tricks.length ? v.tricks[v.tricks.length - 1] : null;
+// The seat's view as a replay frame (table.js). Between the person's decisions the view is the one answered (with
+// the person's move made) and the trick is followed from the game's events; once the view's deal is over, the table
+// after its last trick. Other hands are backs: the hand dealt less the tricks played and the card on the table (a
+// five-handed bidder holds the widow a moment longer: it shows as 9).
+function frameOf(v, game, pending) {
+  const done = game.deals.find((d) => d.number === v.deal);
+  const live = !pending && !done;
+  const trick = live ? game.trick : v.trick, tricks = live ? game.tricks_done : v.tricks.length;
+  const inTrick = new Set(trick.map(([s]) => s));
+  const last = live && game.last_trick ? game.last_trick :
+    v.tricks.length ? {leader: v.tricks[v.tricks.length - 1][0], plays: v.tricks[v.tricks.length - 1][1],
+                       winner: v.tricks[v.tricks.length - 1][2]} : null;
   const f = {
-    deal: v.deal, dealer: v.dealer, phase: v.phase, to_act: v.to_act, contract: v.contract, partner: v.partner,
-    sitting_out: v.sitting_out, leader: v.leader, trick: v.trick, trick_number: v.tricks.length + 1,
-    last_trick: last ? {leader: last[0], plays: last[1], winner: last[2]} : null, tricks_won: v.tricks_won,
-    scores: v.scores, hands: {[v.seat]: v.hand}, private: {[v.seat]: v.private},
+    deal: v.deal, dealer: v.dealer, phase: v.phase, to_act: pending ? v.to_act : null, contract: v.contract,
+    partner: v.partner, sitting_out: v.sitting_out, leader: v.leader, trick, trick_number: tricks + 1, last_trick: last,
+    tricks_won: v.tricks_won, scores: v.scores, hands: {[v.seat]: v.hand}, private: {[v.seat]: v.private},
     hand_sizes: Array.from({length: v.players}, (_, s) =>
-      v.sitting_out.includes(s) ? 0 : Math.max(0, size - (inTrick.has(s) ? 1 : 0))),
+      v.sitting_out.includes(s) ? 0 : Math.max(0, game.hand_size - tricks - (inTrick.has(s) ? 1 : 0))),
   };
-  if (!result) return f;
-  // The game is over: the table after its last trick, the final scores (the latest view is a decision before).
-  const d = game.deals[game.deals.length - 1];
-  return {...f, to_act: null, trick: [], hands: {[v.seat]: []}, private: {}, hand_sizes: f.hand_sizes.map(() => 0),
-          last_trick: d ? d.last_trick : f.last_trick, trick_number: (d ? d.tricks.reduce((a, b) => a + b, 0) : 0) + 1,
-          tricks_won: d ? d.tricks : f.tricks_won, contract: d ? d.contract : f.contract,
-          scores: result.outcome ? result.outcome.scores : f.scores};
+  if (!done) return f;
+  // The deal is over: the table after its last trick, and the score after it (the game's final one at its end).
+  return {...f, trick: [], hands: {[v.seat]: []}, private: {}, hand_sizes: f.hand_sizes.map(() => 0),
+          last_trick: done.last_trick, trick_number: done.tricks.reduce((a, b) => a + b, 0) + 1,
+          tricks_won: done.tricks, contract: done.contract,
+          scores: game.result && game.result.outcome ? game.result.outcome.scores : done.scores};
 }
 
 function outcomeText(game, t) {
@@ -80,6 +84,7 @@ function render() {
   document.getElementById("play").dataset.over = Boolean(over);
   status.textContent = state.pending ? `your move: game ${v.game_id}, seat ${v.seat}` :
     over ? `game ${v.game_id} is over` : state.session_over ? "the session is over" :
+    game && game.deals.some((d) => d.number === v.deal) ? `deal ${v.deal} is over: waiting for the next deal…` :
     v ? "waiting for the other seats…" : "waiting for the referee to seat you in a game…";
   ending.hidden = !over && !state.session_over;
   if (!ending.hidden) {
@@ -93,12 +98,13 @@ function render() {
   const c = v.contract;
   document.getElementById("p-contract").textContent = c ? `${seatTag(t, c.bidder, v.seat)}: ${contractText(c)}` : "-";
   document.getElementById("p-target").textContent = `to ${game.target_score}`;
-  const f = frameOf(v, game, over ? game.result : null);
+  const f = frameOf(v, game, state.pending);
   fill(document.getElementById("p-scores"), t.sides.map((name, i) => el("tr", {class: `team-${i % 8}`},
     el("th", {}, name), el("td", {class: "num score", dataset: {side: i}}, f.scores[i]))));
   fill(document.getElementById("p-bids"), v.bids.map(([s, b]) => el("li", {}, `${seatTag(t, s, v.seat)} ${bidText(b)}`)));
   // The table and the buttons: redrawn only for another decision (or the game's end), never under a press.
-  const key = `${v.game_id}/${v.request_id}/${state.pending}/${Boolean(over)}`;
+  const key = `${v.game_id}/${v.request_id}/${state.pending}/${Boolean(over)}` +
+    (state.pending ? "" : `/${game.deals.length}/${game.tricks_done}/${game.trick.length}`);
   if (key === drawn) return;
   drawn = key;
   const legal = state.pending ? v.legal_actions : [];
