@@ -31,7 +31,7 @@ function drawSide(f) {
 // The score sheet: one row per deal ended by this step (a row jumps to the step that ended it).
 function drawSheet() {
   const done = rep.deals.filter((d) => d.step <= step);
-  fill(document.getElementById("score-sheet"),
+  fill(document.getElementById("score-sheet"), done.length ? null : el("caption", {class: "muted"}, "no deal has ended yet"),
     el("thead", {}, el("tr", {}, el("th", {title: "deal"}, "#"), el("th", {}, "contract"),
        rep.sides.map((name, t) => el("th", {class: `team-${t % 8}`, title: name}, name.replace(/ \(.*\)$/, ""))))),
     el("tbody", {}, done.map((d) => el("tr", {dataset: {deal: d.number, step: d.step}, title: "go to the end of this deal",
