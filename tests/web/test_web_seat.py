@@ -258,10 +258,11 @@ def as_shown(action: str) -> str:
 
 
 def play_through(pg, play_url: str, arena: subprocess.Popen, check) -> int:
-    """Answer every decision of alice's on ``pg`` until the run ends, the highest bid and the last button first (so
-    that alice wins contracts and names trump), calling ``check(view)`` on the page showing each decision first."""
+    """Answer every decision of alice's on ``pg`` until the run ends, calling ``check(view)`` on the page showing each
+    decision first. Buttons: the last in alice's odd games (the highest bid: alice wins the contract and names trump),
+    the first in her even ones (a pass: random bids, and leads a trick to alice)."""
     seat_api = play_url.replace("/play?", "/api/seat?")
-    moves, deadline = 0, time.monotonic() + 90
+    moves, deadline, games = 0, time.monotonic() + 90, []
     while arena.poll() is None and time.monotonic() < deadline:
         state = get_json(seat_api)
         if not state["pending"]:
@@ -273,8 +274,13 @@ def play_through(pg, play_url: str, arena: subprocess.Popen, check) -> int:
         except Exception:  # noqa: BLE001 - playwright's TimeoutError: answered meanwhile (its time ran out)
             continue
         check(v)
+        if v["game_id"] not in games:
+            games.append(v["game_id"])
         buttons = pg.locator("#actions button.action")
-        (buttons.last if buttons.count() else pg.locator("#hand .card.legal").first).click()
+        if buttons.count():
+            (buttons.last if len(games) % 2 else buttons.first).click()
+        else:
+            pg.locator("#hand .card.legal").first.click()
         moves += 1
         until = time.monotonic() + 5
         while get_json(seat_api)["view"]["request_id"] == v["request_id"] and get_json(seat_api)["pending"]:
@@ -319,7 +325,7 @@ def test_the_play_page_seats_the_person_at_the_table_and_shows_how_each_deal_and
         assert shown == [as_shown(a) for a in v["legal_actions"] if not a.startswith("play ")]
         seen["trump"] += any(a.startswith("trump ") for a in v["legal_actions"])
 
-    with seat_run(tmp_path, page, 2, "--concurrency", "1") as (arena, play_url):
+    with seat_run(tmp_path, page, 4, "--concurrency", "1") as (arena, play_url):
         seat_api = play_url.replace("/play?", "/api/seat?")
         page.goto(play_url)
         moves = play_through(page, play_url, arena, check)
