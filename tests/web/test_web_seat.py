@@ -308,7 +308,8 @@ def test_the_play_page_seats_the_person_at_the_table_and_shows_how_each_deal_and
         assert theirs.locator(".card:not(.back)").count() == 0 and not cards_in(theirs.inner_text())
         dealt = next(g["hand_size"] for g in get_json(seat_api)["games"] if g["game_id"] == v["game_id"])
         assert theirs.locator(".card.back").count() == dealt - len(v["tricks"]) - any(s != v["seat"] for s, _ in v["trick"])
-        assert page.locator("#p-scores th").all_inner_texts() == (["you", "random"] if v["seat"] == 0 else ["random", "you"])
+        assert page.locator("#p-scores th").all_inner_texts() == (["you", "random (seat 1)"] if v["seat"] == 0
+                                                                   else ["random (seat 0)", "you"])
         legal = {a[5:] for a in v["legal_actions"] if a.startswith("play ")}
         raised = mine.locator(".card.legal").evaluate_all("es => es.map(e => e.dataset.card)")
         assert set(raised) == legal
@@ -346,9 +347,10 @@ def test_the_play_page_seats_the_person_at_the_table_and_shows_how_each_deal_and
     st = Store(tmp_path / "arena.db", read_only=True)
     games, _ = st.latest_games(bot="alice")
     last = state["games"][0]
-    stored = next(g for g in games if g.bots[last["seat"]] == "alice" and g.scores == last["result"]["outcome"]["scores"])
-    mine = stored.scores[last["seat"]]
-    verdict = "You won" if last["seat"] in last["result"]["outcome"]["winning_seats"] else "You lost"
+    stored = games[0]   # one game at a time: the run's last is the newest stored, and the seat's newest
+    assert stored.bots[last["seat"]] == "alice" and stored.scores == last["result"]["outcome"]["scores"]
+    mine, o = stored.scores[last["seat"]], last["result"]["outcome"]
+    verdict = "Drawn" if o["draw"] else "You won" if last["seat"] in o["winning_seats"] else "You lost"
     assert outcome.startswith(f"{verdict}, {mine} : {stored.scores[1 - last['seat']]}"), outcome
     assert len(deals) == len(last["deals"]) >= 1
     for text, d in zip(deals, last["deals"], strict=True):

@@ -18,7 +18,7 @@ function tableOf(game) {
   const sides = Array.from({length: teams}, (_, i) => {
     const seats = team_of.flatMap((t, s) => (t === i ? [s] : []));
     const mine = seats.includes(game.seat);
-    if (teams === n) return mine ? "you" : names[seats[0]];
+    if (teams === n) return mine ? "you" : `${names[seats[0]]} (seat ${seats[0]})`;
     return (mine ? "your team" : `team ${i}`) + ` (seats ${seats.join(", ")})`;
   });
   return {players: n, names, team_of, sides, bottom: game.seat};

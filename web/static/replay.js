@@ -10,6 +10,8 @@ const playBtn = document.getElementById("play");
 let game = null, rep = null, step = 0, timer = null;
 
 function seatName(s, r = rep) { return seatTag(r, s); }
+// A scoring side by name: a team as the referee names it, a seat alone as its bot and seat.
+function sideName(t, r = rep) { return r.sides.length === r.players ? seatTag(r, t) : r.sides[t]; }
 function facts(r) { return {...r, bottom: r.seat ?? 0}; }   // the table's fixed facts, as table.js draws them
 
 function drawSide(f) {
@@ -19,7 +21,7 @@ function drawSide(f) {
   document.getElementById("target").textContent = `to ${rep.target_score}`;
   const scores = document.getElementById("scores");
   scores.replaceChildren(...rep.sides.map((name, t) => el("tr", {class: `team-${t % 8}`},
-    el("th", {}, name), el("td", {class: "num score", dataset: {team: t}}, f.scores[t]))));
+    el("th", {}, sideName(t)), el("td", {class: "num score", dataset: {team: t}}, f.scores[t]))));
   document.getElementById("auction").replaceChildren(el("ol", {}, f.bids.map(([s, b]) => el("li", {}, `${seatName(s)} ${bidText(b)}`))));
   const timing = f.actor === undefined ? [] : [el("li", {class: "timing"}, f.ms == null
     ? `${seatName(f.actor)}: played by the referee (forced, or a fallback)` : `${seatName(f.actor)} took ${f.ms} ms`)];
@@ -33,7 +35,7 @@ function drawSheet() {
   const done = rep.deals.filter((d) => d.step <= step);
   fill(document.getElementById("score-sheet"), done.length ? null : el("caption", {class: "muted"}, "no deal has ended yet"),
     el("thead", {}, el("tr", {}, el("th", {title: "deal"}, "#"), el("th", {}, "contract"),
-       rep.sides.map((name, t) => el("th", {class: `team-${t % 8}`, title: name}, name.replace(/ \(.*\)$/, ""))))),
+       rep.sides.map((name, t) => el("th", {class: `team-${t % 8}`, title: sideName(t)}, name.replace(/ \(.*\)$/, ""))))),
     el("tbody", {}, done.map((d) => el("tr", {dataset: {deal: d.number, step: d.step}, title: "go to the end of this deal",
                                          onclick: () => { pause(); show(d.step); }},
       el("td", {class: "num"}, d.number), el("td", {}, dealResultText(rep, d)),
