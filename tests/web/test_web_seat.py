@@ -80,12 +80,15 @@ def test_a_person_plays_a_seat_through_the_page_to_the_end_of_the_run(tmp_path, 
             except Exception:  # noqa: BLE001 - playwright's TimeoutError: nobody asks alice now
                 continue
             # Only alice's own cards reach the page: the hand shown is the seat's view's. (The page polls: it may
-            # still show the decision before, or the API may already be at the next; wait until they agree.)
+            # still show the decision before, or the API may already be at the next; wait until they agree on the
+            # decision, which a bid and the trump after it, on the same hand, do not by their cards alone.)
             agree = time.monotonic() + 5
             while True:
                 state = get_json(play_url.replace("/play?", "/api/seat?"))
                 shown = sorted(page.locator("#hand .card").evaluate_all("es => es.map(e => e.dataset.card)"))
-                if not state["pending"] or shown == sorted(state["view"]["hand"]):
+                showing = page.locator("#play").get_attribute("data-request")
+                if not state["pending"] or (shown == sorted(state["view"]["hand"])
+                                            and showing == str(state["view"]["request_id"])):
                     break
                 assert time.monotonic() < agree, (shown, state["view"]["hand"])
                 page.wait_for_timeout(100)
@@ -338,9 +341,11 @@ def test_the_play_page_seats_the_person_at_the_table_and_shows_how_each_deal_and
         deals = page.locator("#p-deals li").all_inner_texts()
         finals = [[li.locator(".final-trick .card").count(), li.locator(".final-trick .winner").count()]
                   for li in page.locator("#p-deals li").all()]
-        # The table after the last trick: no hand left, the final trick with its winner in the middle.
+        # The table after the last trick: no hand left, the final trick with its winner in the middle (none when
+        # everyone passed: the deal was thrown in).
         assert page.locator("#play-table .seat .card:not(.back)").count() == 0
-        assert page.locator("#play-table .center .played.winner").count() == 1
+        final = state["games"][0]["deals"][-1]["last_trick"]
+        assert page.locator("#play-table .center .played.winner").count() == (final is not None)
         screenshot(page, "play-end", tmp_path)
     assert moves >= 4 and seen["trump"] and seen["trick"], (moves, seen)
     # The last game's end as the page showed it, and each of its deals, against the stored games.
