@@ -8,7 +8,7 @@ const token = new URLSearchParams(location.search).get("token") || "";
 // The page is rebuilt only when the seat's state has changed (the API's `changes` counter), and the table and the
 // buttons only when the decision they answer has: a press whose button or card were replaced between its
 // mouse-down and mouse-up would be no click at all.
-let state = null, asked = 0, sending = false, shown = -1, drawn = null;
+let state = null, asked = 0, answering = null, shown = -1, drawn = null;
 
 // The table's fixed facts (table.js) from the game's seating, as the referee announced it.
 function tableOf(game) {
@@ -121,21 +121,30 @@ function renderGames() {
     `${g.ruleset} ${g.players}p, seat ${g.seat}: ` + (g.result ? `${g.result.status}` + (g.result.outcome ? `, scores ${g.result.outcome.scores.join(" : ")}` : "") : "playing"))));
 }
 
+// A decision is answered once: a second press on it is not sent again. (Only the same decision: the next one may be
+// on the page before this answer's own request for the table has come back, and a press on it must go.)
 async function send(action, requestId) {
-  if (sending) return;
-  sending = true;
+  if (answering === requestId) return;
+  answering = requestId;
   try {
     const r = await fetch("/api/seat/answer?token=" + encodeURIComponent(token), {
       method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({action, request_id: requestId})});
-    if (!r.ok) document.getElementById("status").textContent = (await r.json()).detail;
-    await poll();
-  } finally { sending = false; }
+    if (!r.ok) {
+      answering = null;
+      document.getElementById("status").textContent = (await r.json()).detail;
+    }
+  } catch (e) {
+    answering = null;
+    document.getElementById("status").textContent = String(e.message || e);
+  }
+  await poll();
 }
 
 async function poll() {
   try {
     const next = await api("/api/seat?token=" + encodeURIComponent(token));
-    if (next.changes === shown && state) return;   // nothing new: the table stays as it is, clicks included
+    // Nothing new, or an answer overtaken by a newer one (the counter only grows): the table stays as it is.
+    if (state && next.changes <= shown) return;
     state = next;
     shown = next.changes;
     asked = Date.now();
