@@ -40,6 +40,7 @@ def _hold_seat(human, referee: str, token: str, seat: str) -> None:
                        f"every {SEAT_RETRY_S:.0f} s", err=True)
             said = True
         time.sleep(SEAT_RETRY_S)
+    human.session_over("the referee has no more games for this seat (it drained, or the server is stopping)")
 
 
 def _token(token_file: Path | None) -> str:

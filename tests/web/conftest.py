@@ -50,11 +50,7 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, request):
-    """A fresh page that fails the test on any script error; 1280x900, or the viewport a test is parametrized
-    with as ``viewport`` (the phone's: 390x844)."""
-    width, height = getattr(request, "param", (1280, 900))
+def _page(browser, width: int, height: int):
     ctx = browser.new_context(viewport={"width": width, "height": height})
     pg = ctx.new_page()
     errors: list[str] = []
@@ -63,3 +59,16 @@ def page(browser, request):
     yield pg
     ctx.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh page that fails the test on any script error; 1280x900, or the viewport a test is parametrized
+    with as ``viewport`` (the phone's: 390x844)."""
+    yield from _page(browser, *getattr(request, "param", (1280, 900)))
+
+
+@pytest.fixture
+def phone(browser):
+    """A fresh page on a phone's screen (390 x 844 CSS pixels) that fails the test on any script error."""
+    yield from _page(browser, 390, 844)

@@ -8,13 +8,12 @@ import json
 import re
 
 import pytest
-from web_harness import GAMES, Server, hidden_cards, screenshot, tournament
+from web_harness import CARD, GAMES, Server, cards_in, hidden_cards, layout_problems, screenshot, tournament
 
 from arena.store import Store
 from referee.rules import Game
 
 pytestmark = pytest.mark.xdist_group("web")
-CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
 
 
 def test_the_leaderboard_shows_the_ranked_bots(server, page, tmp_path):
@@ -143,8 +142,7 @@ def test_one_seats_view_shows_and_receives_no_other_seats_cards(server, arena_db
     # At the start of the deal: this seat's cards are on the table, no other seat's anywhere in the page.
     own = set(page.locator(f"#table .seat[data-seat='{seat}'] .card").evaluate_all("es => es.map(e => e.dataset.card)"))
     assert own == set(dealt[seat])
-    assert not set(CARD.findall(page.locator("main").inner_text().replace("♠", "S").replace("♥", "H")
-                                .replace("♦", "D").replace("♣", "C"))) & others
+    assert not cards_in(page.locator("main").inner_text()) & others
     assert page.locator("#table .seat .hidden-hand").count() == 3
     page.locator("#slider").fill(str(len(record["actions"]) - 6))
     screenshot(page, "replay-seat", tmp_path)
@@ -153,7 +151,7 @@ def test_one_seats_view_shows_and_receives_no_other_seats_cards(server, arena_db
     rep = json.loads(body)
     assert rep["seat"] == seat and all(set(f["hands"]) == {str(seat)} for f in rep["frames"])
     for k, (f, secret) in enumerate(zip(rep["frames"], hidden_cards(record, seat), strict=True)):
-        assert not set(CARD.findall(json.dumps(f))) & secret, (k, f)
+        assert not cards_in(f) & secret, (k, f)
     # Switching to all hands asks the server for them.
     page.select_option("#view", "")
     page.wait_for_selector("#replay[data-view=all]")
@@ -185,3 +183,101 @@ def test_the_duplicate_twin_plays_beside_it_aligned_by_deal_and_trick(server, pa
     assert page.locator("#twin-title").inner_text().startswith(f"twin: game {twin_id}")
     page.locator("#slider").fill(str(len(mine) - 6))
     screenshot(page, "replay-twin", tmp_path)
+
+
+def test_a_replay_tells_partners_apart_marks_the_leader_and_keeps_its_panels_in_place(server, arena_db, page):
+    """In mirrored games both partners are the same bot: each card of a trick names its seat and wears its team's
+    colour, and the trick's first card is marked as led. The panels stay beside the table at every step (a wide
+    step used to push them below it), and every step is written in one notation with suit symbols."""
+    # The game with the most cards played (the bots are random: a deal may be ceded before its first trick).
+    reps = {i: server.api(f"/api/games/{i}/replay") for i in range(1, GAMES + 1)}
+    game = max(reps, key=lambda i: sum(bool(f["trick"]) for f in reps[i]["frames"]))
+    record, rep = Store(arena_db, read_only=True).record(game), reps[game]
+    names, team_of = rep["names"], rep["team_of"]
+    page.goto(server.url + f"/games/{game}")
+    page.wait_for_selector("#replay[data-at-end=true]")
+    page.keyboard.press("Home")
+    colour = "es => es.map(e => getComputedStyle(e).borderLeftColor)"
+    seat_colours = page.locator("#table .seat").evaluate_all(colour)
+    for s in range(4):
+        for t in range(4):   # partners one colour, opponents another
+            assert (seat_colours[s] == seat_colours[t]) == (team_of[s] == team_of[t]), seat_colours
+    def place(selector: str) -> tuple:
+        box = page.locator(selector).bounding_box()
+        return box["x"], box["y"], box["width"]
+
+    panels = place(".board > aside")
+    table = page.locator("#table").bounding_box()
+    assert panels[0] >= table["x"] + table["width"]
+    tricks = 0
+    for k, f in enumerate(rep["frames"]):
+        assert page.locator("#replay").get_attribute("data-step") == str(k)
+        assert place(".board > aside") == panels, k
+        shown = f["trick"] or (f["last_trick"] or {}).get("plays", [])
+        played = page.locator("#table .center .played")
+        assert played.count() == len(shown)
+        for i, (s, c) in enumerate(shown):
+            p = played.nth(i)
+            assert p.locator("small").first.inner_text() == f"{names[s]} (seat {s})"
+            assert p.locator(".card").get_attribute("data-card") == c
+            assert ("leader" in p.get_attribute("class")) == (i == 0)
+        if f["trick"]:
+            tricks += 1
+            assert f["trick"][0][0] == f["leader"]
+        text = page.locator("main").inner_text()
+        assert not CARD.findall(text), (k, CARD.findall(text))   # cards in symbols: Q♣, never QC
+        assert "bids bid" not in text and not re.search(r" in (?:[SHDC]|NT)\b", text), k
+        page.keyboard.press("ArrowRight")
+    assert tricks >= 1
+    # The score sheet: each deal's contract, points and scores by side; the target and how the game is won.
+    page.keyboard.press("End")
+    rows = page.locator("#score-sheet tbody tr")
+    assert rows.count() == len(rep["deals"]) == len(record["deals"]) >= 1
+    for row, d in zip(rows.all(), rep["deals"], strict=True):
+        cells = row.locator("td").all_inner_texts()
+        assert cells[0] == str(d["number"]) and [c.split()[0] for c in cells[2:]] == [f"{p:+d}" if p else "0" for p in d["points"]]
+        assert ("made" in cells[1]) == bool(d["made"]) if d["contract"] else "thrown in" in cells[1]
+    assert page.locator("#target").inner_text() == "to 42" and "42" in page.locator("#winner-rule").inner_text()
+
+
+def test_one_seats_view_draws_the_other_hands_as_card_backs(server, arena_db, page):
+    """The hands a seat cannot see are drawn as card backs, as many as each holds (never the word "hidden")."""
+    record = Store(arena_db, read_only=True).record(1)
+    g = Game.from_record({**record, "actions": []}, verify=False)
+    page.goto(server.url + "/games/1?seat=2")
+    page.wait_for_selector("#replay[data-view='2'] #table .seat[data-seat='2'] .card")
+    for k in range(len(record["actions"]) + 1):
+        assert page.locator("#replay").get_attribute("data-step") == str(k)
+        for s in (0, 1, 3):
+            box = page.locator(f"#table .seat[data-seat='{s}']")
+            assert box.locator(".card.back").count() == len(g.hands[s]), (k, s)
+            assert box.locator(".card:not(.back)").count() == 0 and "hidden" not in box.inner_text()
+        if k < len(record["actions"]):
+            g.apply(record["actions"][k])
+            page.keyboard.press("ArrowRight")
+
+
+def test_a_replay_and_its_twin_fit_a_phone(server, phone, tmp_path):
+    """At 390 x 844 the replay, and the duplicate twin beside it, fit the screen at every step: nothing scrolls
+    sideways and no seat box overlaps another or the trick (they used to overlap, the twin squeezed beside)."""
+    game = server.api("/api/games/1")
+    (twin_id,) = game["twins"]
+    steps = len(server.api("/api/games/1/replay")["frames"])
+    phone.goto(server.url + "/games/1")
+    phone.wait_for_selector("#replay[data-at-end=true]")
+    phone.keyboard.press("Home")
+    for k in range(steps):
+        assert layout_problems(phone, "#table") == [], k
+        phone.keyboard.press("ArrowRight")
+    next_button = phone.locator("#next").bounding_box()
+    assert next_button["x"] + next_button["width"] <= 390
+    phone.select_option("#twin-select", str(twin_id))
+    phone.wait_for_selector("#twin:not([hidden]) #twin-table .seat")
+    phone.keyboard.press("Home")
+    for k in range(steps):
+        assert layout_problems(phone, "#table") == [] and layout_problems(phone, "#twin-table") == [], k
+        phone.keyboard.press("ArrowRight")
+    ours, theirs = phone.locator("#table").bounding_box(), phone.locator("#twin-table").bounding_box()
+    assert theirs["y"] >= ours["y"] + ours["height"]   # the twin below, each table the screen's width
+    phone.locator("#slider").fill(str(steps - 6))
+    screenshot(phone, "replay-phone", tmp_path)

@@ -3,17 +3,15 @@ end on the engine's final score, and one seat's frames never hold a card it was 
 
 from __future__ import annotations
 
-import json
 import random
 import re
 
 import pytest
-from web_harness import hidden_cards, seat_knowledge
+from web_harness import CARD, cards_in, hidden_cards, seat_knowledge
 
 from referee.rules import BUILTIN_RULESETS, Game, ruleset_from_dict
 from web.replay import frames
 
-CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
 TABLES = [(name, n) for name, rs in BUILTIN_RULESETS.items() for n in rs.player_counts]
 
 
@@ -45,10 +43,10 @@ def test_frames_follow_the_game_and_hide_what_each_seat_did_not_see(name, player
         assert mine["frames"][-1]["scores"] == record["outcome"]["scores"]
         for k, (f, (known, secret)) in enumerate(zip(mine["frames"], seat_knowledge(record, seat), strict=True)):
             assert set(f["hands"]) == {str(seat)} and set(f["private"]) <= {str(seat)}
-            shown = set(CARD.findall(json.dumps(f)))
+            shown = cards_in(f)
             assert shown <= known and not shown & secret, (name, players, seat, k, shown - known, f)
     # The check bites: the all-hands frames show other seats' cards.
-    assert set(CARD.findall(json.dumps(everything["frames"][1]))) & hidden_cards(record, 0)[1]
+    assert cards_in(everything["frames"][1]) & hidden_cards(record, 0)[1]
 
 
 def test_a_seat_that_is_not_at_the_table_is_refused():
@@ -66,3 +64,22 @@ def test_each_step_shows_its_decision_time_and_faults_from_the_record():
     assert [f["ms"] for f in fs[1:]] == timed["decision_ms"]
     assert fs[4]["faults"] == ["c (seat 2): timeout, the referee played for it"] and not any(f["faults"] for f in fs[5:])
     assert all(f["ms"] is None for f in frames(record, ["a", "b", "c", "d"])["frames"][1:])
+
+
+def test_the_replay_says_how_a_five_handed_game_is_won_and_each_deals_result():
+    """Five-handed is won only by a bidder who ends a deal at the target; the replay says so, and sums up each deal
+    (contract, made or set, points) at the step that ended it, in the notation of the pages (suit symbols)."""
+    record = played("five-handed", 5)
+    rep = frames(record, [f"bot{s}" for s in range(5)])
+    assert "winning bidder" in rep["winner_rule"] and "51" in rep["winner_rule"]
+    g = Game.from_record(record)
+    assert [(d["number"], d["made"], d["points"], d["scores"]) for d in rep["deals"]] == [
+        (d.number, d.made, list(d.points), list(d.scores)) for d in g.deals]
+    for d in rep["deals"]:   # the step that ended the deal scored it
+        assert rep["frames"][d["step"]]["scores"] == d["scores"] and any(
+            line.startswith(f"Deal {d['number']} points") for line in rep["frames"][d["step"]]["lines"])
+    lines = [line for f in rep["frames"] for line in f["lines"]]
+    assert not any(CARD.search(line) or "bids bid" in line or " in " in line for line in lines), lines
+    assert any(re.search(r"plays (?:10|[JQKA])[♠♥♦♣]", line) for line in lines)
+    assert all(f["hand_sizes"] == [len(h) for h in Game.from_record(
+        {**record, "actions": record["actions"][:k]}, verify=False).hands] for k, f in enumerate(rep["frames"][:30]))

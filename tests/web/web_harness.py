@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -19,6 +20,14 @@ from referee.rules import CARDS, EventKind, Game
 CHROMIUM = os.environ.get("PEPPER_CHROMIUM", "/usr/bin/chromium")
 SHORT = 'name = "iowa-short"\nextends = "iowa"\ndeal_cap = 1\n'   # one deal a game: a quick run
 GAMES = 8
+CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b")
+SYMBOLS = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C"})
+
+
+def cards_in(x) -> set[str]:
+    """The cards written in ``x`` (text, or anything JSON: an API's answer), ``QC`` or ``Q♣`` alike."""
+    text = x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)
+    return set(CARD.findall(text.translate(SYMBOLS)))
 
 
 def pepper(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -180,3 +189,28 @@ def seat_knowledge(record: dict, seat: int) -> list[tuple[set[str], set[str]]]:
 def hidden_cards(record: dict, seat: int) -> list[set[str]]:
     """Per frame, the cards ``seat`` must not be shown (:func:`seat_knowledge`)."""
     return [secret for _, secret in seat_knowledge(record, seat)]
+
+
+def overlaps(a: dict, b: dict) -> bool:
+    """Whether two bounding boxes (x, y, width, height) share any area."""
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+def layout_problems(pg, table: str) -> list[str]:
+    """What is wrong with a drawn table's layout on ``pg``: the page scrolling sideways (wider than its viewport), a
+    seat box overlapping another or the trick, or one reaching past the screen's edge."""
+    width = pg.viewport_size["width"]
+    problems = []
+    scroll = pg.evaluate("document.scrollingElement.scrollWidth")
+    if scroll > width:
+        problems.append(f"the page is {scroll} px wide on a {width} px screen")
+    seats = [(s.get_attribute("data-seat"), s.bounding_box()) for s in pg.locator(f"{table} .seat").all()]
+    center = pg.locator(f"{table} .center").bounding_box()
+    for i, (a, box) in enumerate(seats):
+        if box["x"] < 0 or box["x"] + box["width"] > width:
+            problems.append(f"seat {a} reaches past the screen: {box}")
+        if center is not None and center["height"] > 0 and overlaps(box, center):
+            problems.append(f"seat {a} overlaps the trick")
+        problems += [f"seat {a} overlaps seat {b}" for b, other in seats[i + 1:] if overlaps(box, other)]
+    return problems

@@ -45,6 +45,17 @@ function card(text) {
             sym ? rank + sym : text);
 }
 
+// One notation on every page (the server's lines use the same, web/replay.py): suit symbols for cards and strains,
+// a contract's strain apart from its bid ("6 ♦" is a contract, "10♦" a card).
+const CARD_TEXT = /^(10|[2-9JQKA])[SHDC]$/;
+function cardText(c) { return c.slice(0, -1) + (SUITS[c.slice(-1)] ?? c.slice(-1)); }
+function strainText(s) { return SUITS[s] ?? s; }
+function contractText(c) { return c.bid + (c.trump ? " " + strainText(c.trump) : "") + (c.alone ? " alone" : ""); }
+// An action as a button says it: "trump ♠", "bid 4 ♥", "give J♥", "play Q♣".
+function actionText(a) { return a.split(" ").map((w) => (CARD_TEXT.test(w) ? cardText(w) : strainText(w))).join(" "); }
+// A bid as it reads after the bidder's name: "bids 2", "bids pepper ♠", "passes".
+function bidText(a) { return a === "pass" ? "passes" : a.startsWith("bid ") ? "bids " + actionText(a.slice(4)) : actionText(a); }
+
 function showError(where, err) {
   where.replaceChildren(el("p", {class: "error"}, String(err.message || err)));
 }

@@ -9,52 +9,37 @@ const viewSel = document.getElementById("view");
 const playBtn = document.getElementById("play");
 let game = null, rep = null, step = 0, timer = null;
 
-function seatName(s, r = rep) { return `${r.names[s]} (seat ${s})`; }
-
-// One table (``r``'s frame ``f``) into ``table``: the seats around it, the trick (or the last one) in the middle.
-function drawTable(table, r, f) {
-  const n = r.players, bottom = r.seat ?? 0;
-  table.querySelectorAll(".seat").forEach((e) => e.remove());
-  const center = table.querySelector(".center");
-  const shown = f.trick.length ? f.trick : (f.last_trick ? f.last_trick.plays : []);
-  fill(center,
-    el("div", {class: "trick-title"}, f.trick.length ? `trick ${f.trick_number}` :
-       f.last_trick ? `trick ${f.trick_number - 1} to ${seatName(f.last_trick.winner, r)}` : `deal ${f.deal}`),
-    el("div", {class: "trick"}, shown.map(([s, c]) =>
-      el("div", {class: "played" + (!f.trick.length && f.last_trick && s === f.last_trick.winner ? " winner" : "")},
-         el("small", {}, r.names[s]), card(c)))));
-  for (let s = 0; s < n; s++) {
-    const a = Math.PI / 2 + (2 * Math.PI * (s - bottom)) / n;   // the viewed seat at the bottom, then clockwise
-    const x = 50 + 38 * Math.cos(a), y = 50 + 33 * Math.sin(a);
-    const hand = f.hands[String(s)];
-    const priv = f.private[String(s)];
-    const box = el("div", {class: "seat" + (f.to_act === s ? " to-act" : "") + (s === f.dealer ? " dealer" : "") +
-                             (f.sitting_out.includes(s) ? " out" : ""),
-                           style: `left:${x}%;top:${y}%`, dataset: {seat: s}},
-      el("div", {class: "name"}, r.names[s], el("small", {}, ` seat ${s}` + (r.sides.length < n ? `, team ${r.team_of[s]}` : "") +
-         (s === f.dealer ? ", dealer" : "") + (f.contract && f.contract.bidder === s ? ", bidder" : "") +
-         (f.partner === s ? ", partner" : ""))),
-      el("div", {class: "tricks-won"}, `tricks ${f.tricks_won[s] ?? 0}`),
-      el("div", {class: "hand"}, hand === undefined ? el("span", {class: "hidden-hand"}, "hidden") : hand.map(card)),
-      priv ? el("div", {class: "private"}, Object.entries(priv).map(([k, v]) =>
-        el("div", {}, k.replaceAll("_", " ") + ": ", Array.isArray(v) ? v.map(card) : String(v)))) : null);
-    table.append(box);
-  }
-}
+function seatName(s, r = rep) { return seatTag(r, s); }
+// A scoring side by name: a team as the referee names it, a seat alone as its bot and seat.
+function sideName(t, r = rep) { return r.sides.length === r.players ? seatTag(r, t) : r.sides[t]; }
+function facts(r) { return {...r, bottom: r.seat ?? 0}; }   // the table's fixed facts, as table.js draws them
 
 function drawSide(f) {
   const c = f.contract;
-  fill(document.getElementById("contract"), c ? el("span", {},
-    `${seatName(c.bidder)}: ${c.bid} in ${c.trump ?? "?"}` + (c.alone ? " alone" : "")) : "-",
+  fill(document.getElementById("contract"), c ? el("span", {}, `${seatName(c.bidder)}: ${contractText(c)}`) : "-",
     f.partner_card ? el("div", {}, "partner card ", card(f.partner_card)) : null);
+  document.getElementById("target").textContent = `to ${rep.target_score}`;
   const scores = document.getElementById("scores");
-  scores.replaceChildren(...rep.sides.map((name, t) => el("tr", {},
-    el("th", {}, name), el("td", {class: "num score", dataset: {team: t}}, f.scores[t]))));
-  document.getElementById("auction").replaceChildren(el("ol", {}, f.bids.map(([s, b]) => el("li", {}, `${rep.names[s]}: ${b}`))));
+  scores.replaceChildren(...rep.sides.map((name, t) => el("tr", {class: `team-${t % 8}`},
+    el("th", {}, sideName(t)), el("td", {class: "num score", dataset: {team: t}}, f.scores[t]))));
+  document.getElementById("auction").replaceChildren(el("ol", {}, f.bids.map(([s, b]) => el("li", {}, `${seatName(s)} ${bidText(b)}`))));
   const timing = f.actor === undefined ? [] : [el("li", {class: "timing"}, f.ms == null
     ? `${seatName(f.actor)}: played by the referee (forced, or a fallback)` : `${seatName(f.actor)} took ${f.ms} ms`)];
   document.getElementById("lines").replaceChildren(...f.lines.map((t) => el("li", {}, t)), ...timing,
     ...(f.faults || []).map((t) => el("li", {class: "fault"}, "fault: " + t)));
+  drawSheet();
+}
+
+// The score sheet: one row per deal ended by this step (a row jumps to the step that ended it).
+function drawSheet() {
+  const done = rep.deals.filter((d) => d.step <= step);
+  fill(document.getElementById("score-sheet"), done.length ? null : el("caption", {class: "muted"}, "no deal has ended yet"),
+    el("thead", {}, el("tr", {}, el("th", {title: "deal"}, "#"), el("th", {}, "contract"),
+       rep.sides.map((name, t) => el("th", {class: `team-${t % 8}`, title: sideName(t)}, name.replace(/ \(.*\)$/, ""))))),
+    el("tbody", {}, done.map((d) => el("tr", {dataset: {deal: d.number, step: d.step}, title: "go to the end of this deal",
+                                         onclick: () => { pause(); show(d.step); }},
+      el("td", {class: "num"}, d.number), el("td", {}, dealResultText(rep, d)),
+      d.points.map((p, t) => el("td", {class: "num"}, `${p > 0 ? "+" : ""}${p} `, el("small", {}, `(${d.scores[t]})`)))))));
 }
 
 function show(k) {
@@ -66,7 +51,7 @@ function show(k) {
     `step ${step} / ${rep.frames.length - 1}, deal ${f.deal}, ${f.phase}` + (end && rep.outcome ? " (final)" : "");
   root.dataset.step = step;
   root.dataset.atEnd = end;
-  drawTable(document.getElementById("table"), rep, f);
+  drawTable(document.getElementById("table"), facts(rep), f);
   drawSide(f);
   drawTwin(f);
 }
@@ -87,10 +72,9 @@ function drawTwin(f) {
   const g = twin.frames[j];
   box.dataset.step = j;
   document.getElementById("twin-title").textContent =
-    `twin: game ${twin.game}, step ${j}` + (g.contract ? `; ${seatName(g.contract.bidder, twin)} ${g.contract.bid} in ` +
-    `${g.contract.trump ?? "?"}${g.contract.alone ? " alone" : ""}` : "") +
-    "; score " + twin.sides.map((name, t) => `${name} ${g.scores[t]}`).join(", ");
-  drawTable(document.getElementById("twin-table"), twin, g);
+    `twin: game ${twin.game}, step ${j}` + (g.contract ? `; ${seatName(g.contract.bidder, twin)} ${contractText(g.contract)}` : "") +
+    "; score " + sideFigures(twin, g.scores);
+  drawTable(document.getElementById("twin-table"), facts(twin), g);
 }
 
 async function loadTwin() {
@@ -113,6 +97,7 @@ async function load(seat) {
   pause();
   const q = seat === "" ? "" : "?seat=" + seat;
   rep = await api(`/api/games/${gameId}/replay${q}`);
+  document.getElementById("winner-rule").textContent = rep.winner_rule ? `How it is won: ${rep.winner_rule}` : "";
   root.dataset.view = seat === "" ? "all" : seat;
   slider.max = rep.frames.length - 1;
   show(seat === "" ? rep.frames.length - 1 : Math.min(step, rep.frames.length - 1));
