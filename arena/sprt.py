@@ -120,18 +120,21 @@ def _exit_by(t_max: float, drift: float, near: float, width: float) -> float:
     above the other, leaves through the near one by time ``t_max``): the method of images' series for the driftless
     exit density, c_k = near + 2 k width, times Girsanov's exp(drift near - drift^2 t / 2), integrated in closed form
     term by term (each term is a first-passage law to level |c_k|)."""
+    from scipy.special import log_ndtr   # log Phi: the terms' exponents cancel against far tails
+
     total = 0.0
     sqrt_t = math.sqrt(t_max)
     for k in range(-12, 13):
         c = near + 2 * k * width
         sign, level, mu = (1.0, c, drift) if c > 0 else (-1.0, -c, -drift)
         # Integral over [0, t_max] of level / sqrt(2 pi t^3) exp(-(level - mu t)^2 / 2t): the first-passage CDF of a
-        # drifting Brownian motion to ``level``; the factor exp(drift (near - c)) carries each image's weight.
+        # drifting Brownian motion to ``level``, Phi((mu t - level) / sqrt t) + exp(2 mu level) Phi((-mu t - level) /
+        # sqrt t); the factor exp(drift (near - c)) carries each image's weight. Summed in logs: either factor alone
+        # may overflow where their product is small.
         weight = drift * (near - c)
-        first = phi((mu * t_max - level) / sqrt_t)
-        second_log = 2 * mu * level + weight
-        second = math.exp(second_log) * phi((-mu * t_max - level) / sqrt_t) if second_log < 700 else 0.0
-        total += sign * (math.exp(weight) * first + second) if weight < 700 else 0.0
+        first = weight + float(log_ndtr((mu * t_max - level) / sqrt_t))
+        second = weight + 2 * mu * level + float(log_ndtr((-mu * t_max - level) / sqrt_t))
+        total += sign * (math.exp(min(first, 700.0)) + math.exp(min(second, 700.0)))
     return min(1.0, max(0.0, total))
 
 
@@ -147,7 +150,7 @@ def stop_adjusted(sprt: Sprt, verdict: str, counts: dict[float, float]) -> StopA
     rule (an earlier stop at the upper bound is the stronger evidence), and the estimate is the s under which the
     observed outcome is the median (its interval: the 2.5% and 97.5% points). None where it cannot say."""
     blocks = sum(counts.values())
-    if verdict not in ("H1", "H0") or blocks < 2 or len(counts) < 2:
+    if verdict not in ("H1", "H0") or blocks < 2 or len(counts) < 2:   # every block alike: no spread to model
         return None
     from scipy.optimize import brentq
 
