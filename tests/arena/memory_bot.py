@@ -6,6 +6,8 @@ whether it had seen the game's deal before:
                                                       hand another seat showed by its plays: the same deck
     memory: new deal (GAME_ID)
 
+and at its start ``memory: started as NAME``, its name on the referee.
+
 A process that played one game of a duplicate block and is seated on another knows, from its first decision, every
 card of the other seats. The file is ``$MEMORY_DIR/memory-PID.jsonl`` (``$MEMORY_DIR``: /tmp by default, a
 container's own tmpfs in the sandbox): one process's memory, as a bot keeps it in its working space, read back on
@@ -62,4 +64,5 @@ class Memory(Bot):
 
 if __name__ == "__main__":
     folder = os.environ.get("MEMORY_DIR", "/tmp")
+    print(f"memory: started as {os.environ.get('PEPPER_BOT_NAME')}", file=sys.stderr, flush=True)
     sys.exit(run_bot(Memory(os.path.join(folder, f"memory-{os.getpid()}.jsonl"))))
