@@ -110,8 +110,8 @@ class Fleet:
     async def _register(self, bots: list[Bot], need: dict[str, int], log_dir: Path) -> None:
         for b in bots:
             # The referee gets a token's digest, never the token: a remote bot's as stored, and for a command
-            # bot a fresh token of this run's, which only its processes are given.
-            # and one per identity (lane, arena.twins) of a command bot
+            # bot a fresh token of this run's for each of its identities (arena.twins), which only the processes
+            # of that identity are given.
             ids = self.seating.identities(b.name)
             tokens = {n: new_token() for n in ids} if b.kind is BotKind.COMMAND else {}
             # A command bot holds no more connections than the processes started for it on a shard: a second holder
@@ -316,8 +316,8 @@ class Fleet:
     async def _wait_for(self, shard: Shard, seats: list[str], lane: int, detail: str) -> None:
         """Until every bot of ``seats`` has as many live connections on ``shard`` (under its identity of ``lane``) as
         it takes seats (restarting its processes meanwhile); a bot that stays short for longer than its limit, or
-        keeps crashing, is withdrawn (Withdrawn). A refusal that is not about connections (the referee draining) is retried under the key
-        ``""``, and ends the run (ArenaError) after its limit."""
+        keeps crashing, is withdrawn (Withdrawn). A refusal that is not about connections (the referee draining) is
+        retried under the key ``""``, and ends the run (ArenaError) after its limit."""
         delay = 0.05
         while True:
             self.entered(seats)
