@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from arena.registry import ensure_sample_bots
+from arena.schedule import plan
 from arena.store import BotKind, Store
 from arena.tournament import RunConfig, run
 from arena.twins import Seating
-from arena.schedule import plan
 from referee.rules import get_ruleset
 
 HERE = Path(__file__).resolve().parent
