@@ -274,7 +274,7 @@ class Fleet:
             try:
                 req = request(played, attempt)
                 del req.seats[:]
-                req.seats.extend(self.seating.identity(n, lane) for n in seats)   # the bots' identities of its lane
+                req.seats.extend(self.seating.seat(seats))   # the bots' identities of its lane
                 game_id = await self._create(shard, req, seats, lane)
                 created = time.monotonic()
                 wait = control_pb2.WaitGameRequest(game_id=game_id)

@@ -66,7 +66,7 @@ class Seating:
         if not self.apart:
             return 0
         first = list(schedule.lineup_key(seats, self.mirrored))
-        return schedule.rotations(first, self.mirrored).index(list(seats)) % self.lanes
+        return schedule.rotations(first, self.mirrored).index(list(seats))
 
     def seat(self, seats: list[str]) -> list[str]:
         """The referee's names for a game's ``seats`` (bot names): each bot's identity of the game's lane."""
@@ -74,12 +74,6 @@ class Seating:
             return list(seats)
         k = self.lane(seats)
         return [self.identity(n, k) for n in seats]
-
-    def bot_of(self, identity: str) -> str:
-        """The bot an identity of the referee's stands for."""
-        if identity.startswith("_r") and "." in identity:
-            return identity.split(".", 1)[1]
-        return identity
 
     def too_long(self) -> list[str]:
         """Bots whose lane identities would be longer than the referee takes."""
