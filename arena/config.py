@@ -38,6 +38,9 @@ class RunConfig:
     log_dir: str = "arena-logs"
     bot_env: dict = field(default_factory=dict)  # extra env for every launched bot (e.g. MC budget)
     sandbox: str = "none"             # none | docker: every command bot in a container of its own (docs/sandbox.md)
+    # apart | shared: the games of a duplicate block played by processes of their own (arena.twins), or by any of
+    # the bot's processes (trusted bots). Not part of the run's key: which process plays a game changes nothing of it.
+    twins: str = "apart"
     play_forced: bool = True          # forced moves are played by the referee, not asked (GamePolicy.play_forced)
     tau: float = DEFAULT_TAU          # TrueSkill dynamics (0: bots do not drift; see arena.ratings)
     deals: str | None = None          # a deal set file (arena.deals): the decks the matches are dealt

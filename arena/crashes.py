@@ -33,17 +33,18 @@ def replay_seed(seed: int, attempt: int) -> int:
 
 
 async def crash_of(launched: Mapping[str, BotProcesses], res: control_pb2.GameResult, seats: list[str],
-                   created: float, shard: int = 0) -> Crash | None:
-    """The crash of a command bot's process (of ``launched``) on ``shard`` that made a game there end with a
-    disconnect, or None (no disconnect, a remote bot's, or a command bot's whose processes all lived: those stand).
-    A process's sockets close as it exits, so its death may be noticed a moment after the referee reports the
-    disconnect: waited for."""
+                   created: float, shard: int = 0, lane: int = 0) -> Crash | None:
+    """The crash of a command bot's process (of ``launched``) on ``shard`` and ``lane`` (the identity of its bot that
+    the game seated, :mod:`arena.twins`) that made a game there end with a disconnect, or None (no disconnect, a
+    remote bot's, or a command bot's whose processes all lived: those stand). A process's sockets close as it exits,
+    so its death may be noticed a moment after the referee reports the disconnect: waited for."""
     gone = [launched[seats[s]] for s, r in enumerate(res.seats) if r.faults.disconnect and seats[s] in launched]
     deadline = time.monotonic() + CRASH_GRACE_S
     while gone:
         for p in gone:
             p.notice_crashes()
-            if crash := next((c for c in p.crashes if c.shard == shard and c.at >= created - CRASH_GRACE_S), None):
+            at = (shard, lane % p.lanes)
+            if crash := next((c for c in p.crashes if (c.shard, c.lane) == at and c.at >= created - CRASH_GRACE_S), None):
                 return crash
         if time.monotonic() > deadline:
             break

@@ -25,6 +25,7 @@ from .errors import ArenaError
 from .processes import BotProcesses, BotStartError, RefereeProcess, Shard, any_port
 from .sandbox import BotSandbox
 from .store import Bot, BotKind, new_token, token_sha256
+from .twins import Seating
 
 # CreateGame calls in flight at once, whatever --concurrency says. A gRPC server queues the calls that arrive
 # faster than it takes them up (the Python server takes one at a time, between the referee's other work), and
@@ -65,6 +66,7 @@ class Fleet:
         self._channels: list[grpc.aio.Channel] = []
         self._sandbox: BotSandbox | None = None
         self.addresses: list[str] = []
+        self.seating = Seating()                      # the bots' identities on the referee (arena.twins)
 
     # -- starting and stopping -----------------------------------------------------------------------
     async def start(self, bots: list[Bot], shards: int) -> None:
@@ -83,6 +85,7 @@ class Fleet:
         names = [b.name for b in bots]
         need = self.connections_needed(names)
         self.entrants = names
+        self.seating = seating_of(self.cfg, self.rs, self.players, bots)
         await self._register(bots, need, log_dir)
         remote = [b.name for b in bots if b.kind is BotKind.REMOTE]
         self.remote = set(remote)
@@ -107,31 +110,34 @@ class Fleet:
     async def _register(self, bots: list[Bot], need: dict[str, int], log_dir: Path) -> None:
         for b in bots:
             # The referee gets a token's digest, never the token: a remote bot's as stored, and for a command
-            # bot a fresh token of this run's, which only its processes are given.
-            token = new_token() if b.kind is BotKind.COMMAND else None
-            digest = token_sha256(token) if token else b.token_sha256
+            # bot a fresh token of this run's for each of its identities (arena.twins), which only the processes
+            # of that identity are given.
+            ids = self.seating.identities(b.name)
+            tokens = {n: new_token() for n in ids} if b.kind is BotKind.COMMAND else {}
             # A command bot holds no more connections than the processes started for it on a shard: a second holder
             # of its token is refused, not seated (a remote bot's owner runs as many processes as they like).
-            cap = BotProcesses.slots_per_shard(b, len(self.shards), need[b.name]) if token else 0
-            for shard in self.shards:  # the same token on every shard
-                # A sandboxed bot gets a socket of its own (arena.sandbox.BotSandbox.register).
-                req = control_pb2.RegisterBotRequest(name=b.name, token_sha256=bytes.fromhex(digest), max_connections=cap,
-                                                     own_socket=bool(token and self._sandbox and shard.index == 0))
-                answer = await shard.stub.RegisterBot(req, metadata=self.md)
-                if self._sandbox:
-                    self._sandbox.register(req, answer, shard.address)
-                if answer.token:  # it ignored token_sha256 and made a token of its own
-                    raise ArenaError(f"the referee at {shard.address} does not take bot tokens by digest "
-                                     "(RegisterBotRequest.token_sha256, protocol 1.5): run a newer referee")
-            if token:
+            cap = BotProcesses.slots_per_shard(b, len(self.shards), need[b.name], len(ids)) if tokens else 0
+            for n in ids:
+                digest = token_sha256(tokens[n]) if tokens else b.token_sha256
+                for shard in self.shards:  # the same token on every shard
+                    # A sandboxed bot gets a socket of its own for each identity (arena.sandbox.BotSandbox.register).
+                    req = control_pb2.RegisterBotRequest(name=n, token_sha256=bytes.fromhex(digest), max_connections=cap,
+                                                         own_socket=bool(tokens and self._sandbox and shard.index == 0))
+                    answer = await shard.stub.RegisterBot(req, metadata=self.md)
+                    if self._sandbox:
+                        self._sandbox.register(req, answer, shard.address)
+                    if answer.token:  # it ignored token_sha256 and made a token of its own
+                        raise ArenaError(f"the referee at {shard.address} does not take bot tokens by digest "
+                                         "(RegisterBotRequest.token_sha256, protocol 1.5): run a newer referee")
+            if tokens:
                 try:
-                    p = self._launch(b, token, log_dir, need[b.name])
+                    p = self._launch(b, tokens, log_dir, need[b.name])
                 except BotStartError as e:
                     self.withdraw(b.name, e.why, log_dir / f"bot-{b.name}.log")
                 else:
                     self.procs[b.name] = self.launched[b.name] = p
 
-    def _launch(self, bot: Bot, token: str, log_dir: Path, at_least: int) -> BotProcesses:
+    def _launch(self, bot: Bot, token: dict[str, str], log_dir: Path, at_least: int) -> BotProcesses:
         """``bot``'s processes: on every shard, or in its container (--sandbox docker), where it reaches the one
         referee through the socket mounted there."""
         if self._sandbox is None:
@@ -139,7 +145,7 @@ class Fleet:
         if len(self.addresses) != 1:
             raise ArenaError("--sandbox docker runs one referee shard (its Unix socket): use --shards 1")
         return BotProcesses(bot, [self._sandbox.address], token, log_dir, self.cfg.bot_env, at_least,
-                            runtime=self._sandbox.runtime(bot), python=self._sandbox.python)
+                            runtime={n: self._sandbox.runtime(bot, n) for n in token}, python=self._sandbox.python)
 
     async def stop(self) -> None:
         for p in self.launched.values():
@@ -161,11 +167,12 @@ class Fleet:
         return need
 
     async def _connections(self) -> dict[str, int]:
-        """Per bot, its live connections on the shard where it has the fewest."""
+        """Per bot, its live connections on the shard, and under the identity (lane), where it has the fewest."""
         have: dict[str, int] | None = None
         for s in self.shards:
             info = await s.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
-            got = {b.name: b.connections for b in info.bots}
+            by_id = {b.name: b.connections for b in info.bots}
+            got = {n: min(by_id.get(i, 0) for i in self.seating.identities(n)) for n in self.entrants}
             have = got if have is None else {n: min(c, got.get(n, 0)) for n, c in have.items()}
         return have or {}
 
@@ -264,17 +271,21 @@ class Fleet:
         on a fresh deck (:func:`~arena.crashes.replay_seed`, ``on_replay`` told), at most MAX_REPLAYS times. Returns
         (the deck seed played, the result); Withdrawn if a bot of it is withdrawn meanwhile."""
         played, attempt = seed, 0
+        lane = self.seating.lane(seats)
         while True:
             shard = min(self.shards, key=lambda s: s.in_flight)  # where it is played changes nothing of its result
             shard.in_flight += 1
             try:
-                game_id = await self._create(shard, request(played, attempt), seats)
+                req = request(played, attempt)
+                del req.seats[:]
+                req.seats.extend(self.seating.seat(seats))   # the bots' identities of its lane
+                game_id = await self._create(shard, req, seats, lane)
                 created = time.monotonic()
                 wait = control_pb2.WaitGameRequest(game_id=game_id)
                 res = (await shard.stub.WaitGame(wait, metadata=self.md)).result
             finally:
                 shard.in_flight -= 1
-            crash = await crash_of(self.launched, res, seats, created, shard.index)
+            crash = await crash_of(self.launched, res, seats, created, shard.index, lane)
             if crash is None:
                 return played, res
             if attempt >= MAX_REPLAYS:   # its forfeit stands; the crash still cost a game (and counts)
@@ -285,7 +296,7 @@ class Fleet:
             attempt += 1
             played = replay_seed(seed, attempt)
 
-    async def _create(self, shard: Shard, req: control_pb2.CreateGameRequest, seats: list[str]) -> str:
+    async def _create(self, shard: Shard, req: control_pb2.CreateGameRequest, seats: list[str], lane: int) -> str:
         """CreateGame on ``shard``; while its referee answers UNAVAILABLE (a bot without the live connections the
         game needs: its process restarting, a remote bot reconnecting), restart and wait, then try again."""
         while True:
@@ -304,18 +315,19 @@ class Fleet:
                 return created.game_id
             # One task waits at a time; the others then find the bots back and retry at once.
             async with self._wait_lock:
-                await self._wait_for(shard, seats, detail)
+                await self._wait_for(shard, seats, lane, detail)
 
-    async def _wait_for(self, shard: Shard, seats: list[str], detail: str) -> None:
-        """Until every bot of ``seats`` has as many live connections on ``shard`` as it takes seats (restarting its
-        processes meanwhile); a bot that stays short for longer than its limit, or keeps crashing, is withdrawn
-        (Withdrawn). A refusal that is not about connections (the referee draining) is retried under the key
-        ``""``, and ends the run (ArenaError) after its limit."""
+    async def _wait_for(self, shard: Shard, seats: list[str], lane: int, detail: str) -> None:
+        """Until every bot of ``seats`` has as many live connections on ``shard`` (under its identity of ``lane``) as
+        it takes seats (restarting its processes meanwhile); a bot that stays short for longer than its limit, or
+        keeps crashing, is withdrawn (Withdrawn). A refusal that is not about connections (the referee draining) is
+        retried under the key ``""``, and ends the run (ArenaError) after its limit."""
         delay = 0.05
         while True:
             self.entered(seats)
             info = await shard.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
-            have = {b.name: b.connections for b in info.bots}
+            by_id = {b.name: b.connections for b in info.bots}
+            have = {n: by_id.get(self.seating.identity(n, lane), 0) for n in set(seats)}
             short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))
             for n in set(seats) - set(short):
                 self._back(n, shard.index)
@@ -371,6 +383,13 @@ class Fleet:
         if name in self.procs:
             return f"{head}, although its processes were restarted {self.procs[name].restarts} time(s) in this run"
         return head + _remote_hint(name, need)
+
+
+def seating_of(cfg: RunConfig, ruleset: Ruleset, players: int, bots: list[Bot]) -> Seating:
+    """The run's :class:`~arena.twins.Seating`: the bots the arena launches play the games of a duplicate block
+    under an identity (and processes) per rotation, unless ``--twins shared``."""
+    return Seating.of(ruleset, players, cfg.lineup, cfg.duplicate and cfg.twins == "apart", [b.name for b in bots],
+                      [b.name for b in bots if b.kind is BotKind.COMMAND])
 
 
 def _remote_hint(name: str, need: int) -> str:

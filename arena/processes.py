@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +121,7 @@ class Crash:
     exit_code: int | None
     at: float                  # time.monotonic() when the arena noticed it
     shard: int = 0             # the referee shard the process was connected to
+    lane: int = 0              # its bot's identity on that shard (arena.twins: the rotation of a block it plays)
     games_replayed: int = 0
     games_forfeited: int = 0   # games lost to it that had been replayed MAX_REPLAYS times already: their forfeit stands
     recorded: bool = False     # stored (Store.record_crash)
@@ -132,20 +133,25 @@ class Crash:
 
 
 class BotProcesses:
-    """The processes of one command bot: on each referee shard (``addresses``, one per shard) a
-    :class:`~supervisor.Supervisor` of its own (per-slot restart backoff), its processes connected to that shard.
-    The bot's registered ``processes`` are shared out over the shards, each shard getting at least ``at_least``
-    (the seats the bot takes in one game: a connection holds one seat of a game). One log for them all."""
+    """The processes of one command bot: on each referee shard (``addresses``, one per shard) and for each of its
+    identities there (its lanes, :mod:`arena.twins`: one per rotation of a duplicate block) a
+    :class:`~supervisor.Supervisor` of its own (per-slot restart backoff), its processes connected to that shard under
+    that identity. The bot's registered ``processes`` are shared out over the shards and lanes, each getting at least
+    ``at_least`` (the seats the bot takes in one game: a connection holds one seat of a game). One log for them
+    all."""
 
     # Deaths in a row of one process, each soon after its start (Supervisor.STABLE_S), after which the bot is
     # withdrawn from the run rather than restarted again: with the backoff, about 16 s of trying.
     RESTART_BUDGET = 8
 
-    def __init__(self, bot: Bot, addresses: str | Sequence[str], token: str, log_dir: Path, extra_env: dict,
-                 at_least: int = 1, runtime: Runtime | None = None, python: str | None = None):
-        """``runtime`` starts the processes (None: local subprocesses), and ``python`` is what ``{python}`` in the
-        bot's command stands for there (None: this interpreter); a container's runtime comes with its own, and the
-        referee's address as seen from inside it (see :class:`arena.sandbox.BotSandbox`)."""
+    def __init__(self, bot: Bot, addresses: str | Sequence[str], token: str | Mapping[str, str], log_dir: Path,
+                 extra_env: dict, at_least: int = 1, runtime: Runtime | Mapping[str, Runtime] | None = None,
+                 python: str | None = None):
+        """``token``: the bot's token, or its token per identity on the referee (its lanes, in order). ``runtime``
+        starts the processes (None: local subprocesses; one per identity where each has its own, as a sandboxed
+        bot's socket), and ``python`` is what ``{python}`` in the bot's command
+        stands for there (None: this interpreter); a container's runtime comes with its own, and the referee's
+        address as seen from inside it (see :class:`arena.sandbox.BotSandbox`)."""
         self.bot = bot
         self.log_path = log_dir / f"bot-{bot.name}.log"
         self.connected_once = False            # set by the arena once the referee lists a connection of the bot
@@ -153,28 +159,32 @@ class BotProcesses:
         self.stopped = False                   # stopped by the arena: its processes' deaths are not crashes
         addresses = [addresses] if isinstance(addresses, str) else list(addresses)
         command = expand(bot.command or "", python)
-        slots = self.slots_per_shard(bot, len(addresses), at_least)
-        self.sups: list[Supervisor] = []       # per shard
+        lanes = {bot.name: token} if isinstance(token, str) else dict(token)
+        self.lanes = len(lanes)
+        slots = self.slots_per_shard(bot, len(addresses), at_least, self.lanes)
+        self.sups: list[Supervisor] = []       # per shard, then per lane: sups[shard * lanes + lane]
         try:
             for address in addresses:
-                env = inherited_env() | extra_env | bot.env | {"PEPPER_REFEREE": address, "PEPPER_BOT_NAME": bot.name}
-                with _explained(self.bot, self.log_path):
-                    # The token on a pipe (PEPPER_TOKEN_FD), never in the environment: another bot of the run, the
-                    # same user, could read that from /proc and take this bot's seats.
-                    spec = ProcessSpec.command(f"bot {bot.name!r}", command, self.log_path, cwd=bot.cwd, env=env,
-                                               secrets={"PEPPER_TOKEN": token.encode()})
-                    self.sups.append(Supervisor(spec, slots, runtime))
+                for name, secret in lanes.items():
+                    env = inherited_env() | extra_env | bot.env | {"PEPPER_REFEREE": address, "PEPPER_BOT_NAME": name}
+                    with _explained(self.bot, self.log_path):
+                        # The token on a pipe (PEPPER_TOKEN_FD), never in the environment: another bot of the run,
+                        # the same user, could read that from /proc and take this bot's seats.
+                        spec = ProcessSpec.command(f"bot {bot.name!r}", command, self.log_path, cwd=bot.cwd, env=env,
+                                                   secrets={"PEPPER_TOKEN": secret.encode()})
+                        self.sups.append(Supervisor(spec, slots, runtime[name] if isinstance(runtime, Mapping)
+                                                    else runtime))
         except BaseException:
             self.stop()
             raise
-        # Per shard and slot: the process last found dead (each counted once).
+        # Per supervisor and slot: the process last found dead (each counted once).
         self._dead: list[list[Handle | None]] = [[None] * slots for _ in self.sups]
 
     @staticmethod
-    def slots_per_shard(bot: Bot, shards: int, at_least: int = 1) -> int:
-        """The processes ``bot`` gets on each of ``shards`` referee shards: its registered ``processes`` shared out,
-        at least ``at_least`` (the seats it takes in one game)."""
-        return max(1, -(-bot.processes // shards), at_least)
+    def slots_per_shard(bot: Bot, shards: int, at_least: int = 1, lanes: int = 1) -> int:
+        """The processes ``bot`` gets on each of ``shards`` referee shards for each of its ``lanes``: its registered
+        ``processes`` shared out, at least ``at_least`` (the seats it takes in one game)."""
+        return max(1, -(-bot.processes // (shards * lanes)), at_least)
 
     @property
     def slots(self) -> int:
@@ -186,12 +196,12 @@ class BotProcesses:
         new: list[Crash] = []
         if self.stopped:
             return new
-        for shard, sup in enumerate(self.sups):
+        for i, sup in enumerate(self.sups):
             for slot, h in enumerate(sup.handles):
                 code = h.poll()
-                if code is not None and self._dead[shard][slot] is not h:
-                    self._dead[shard][slot] = h
-                    new.append(Crash(self.bot.name, code, time.monotonic(), shard))
+                if code is not None and self._dead[i][slot] is not h:
+                    self._dead[i][slot] = h
+                    new.append(Crash(self.bot.name, code, time.monotonic(), *divmod(i, self.lanes)))
         self.crashes += new
         return new
 

@@ -163,14 +163,17 @@ class BotSandbox:
             out.append(Mount(str(ROOT / "proto"), "/proto"))
         return tuple(out)
 
-    def runtime(self, bot: Bot) -> DockerRuntime:
-        """The runtime of ``bot``'s containers: its image, limits and files, and its own socket (:meth:`register`)."""
-        if bot.name not in self.sockets:
-            raise ArenaError(f"bot {bot.name!r} has no socket of its own at the referee: register it with "
+    def runtime(self, bot: Bot, identity: str | None = None) -> DockerRuntime:
+        """The runtime of ``bot``'s containers that connect as ``identity`` (its name on the referee: the bot's own,
+        or one rotation's, arena.twins): its image, limits and files, and that identity's own socket
+        (:meth:`register`)."""
+        identity = identity or bot.name
+        if identity not in self.sockets:
+            raise ArenaError(f"bot {identity!r} has no socket of its own at the referee: register it with "
                              "RegisterBotRequest.own_socket before starting its containers")
         sb = Sandbox(image=self.image(bot), limits=limits_of(bot), mounts=self.mounts(bot),
                      workdir=None if bot.image else WORKDIR,   # an image's own working directory
-                     socket=self.sockets[bot.name], labels={"pepper.bot": bot.name})
+                     socket=self.sockets[identity], labels={"pepper.bot": bot.name})
         return DockerRuntime(sb, self.client, reap_first=False)
 
     def close(self) -> None:

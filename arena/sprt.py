@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .evidence import elo_of_score, phi, score_of_elo
+from .evidence import elo_of_score, score_of_elo
 
 _SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 
@@ -120,7 +120,7 @@ def _exit_by(t_max: float, drift: float, near: float, width: float) -> float:
     above the other, leaves through the near one by time ``t_max``): the method of images' series for the driftless
     exit density, c_k = near + 2 k width, times Girsanov's exp(drift near - drift^2 t / 2), integrated in closed form
     term by term (each term is a first-passage law to level |c_k|)."""
-    from scipy.special import log_ndtr   # log Phi: the terms' exponents cancel against far tails
+    from scipy.special import log_ndtr  # log Phi: the terms' exponents cancel against far tails
 
     total = 0.0
     sqrt_t = math.sqrt(t_max)

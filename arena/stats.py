@@ -36,6 +36,11 @@ is its team's, which its partner shares (partners are never compared, so a bot w
 bot of its block was that bot's partner), and such blocks are left out. A bot with none is shown ``-``; a bot
 with blocks against only some of the field is marked ``*`` (``field of`` in the wide table says how many).
 
+Remote bots: the arena plays the games of a block on processes apart for the bots it launches (:mod:`arena.twins`),
+but a remote bot's processes are its owner's, and one that remembers a block's first game knows every hand in the
+next. A field % or a ``vs next`` that rests on duplicate blocks with a remote bot on either side is marked ``†``
+(:data:`REMOTE_CAPTION`).
+
 Two layouts show the rows: :data:`COMPACT` (fits 80 columns: rank, marked
 ``~N`` when not significantly below the row above, bot, rating with its
 interval, games, field %, all faults together) and :data:`WIDE` (every figure,
@@ -81,6 +86,8 @@ class Row:
     next_basis: str | None = None          # "blocks" (their head-to-head duplicate blocks) or "trueskill"
     tied_above: bool = False               # not significantly below the row above (the table shows rank ~N)
     beats_above: bool = False              # significantly stronger than the row above, head to head (rank ^N)
+    field_remote: bool = False             # its field % rests on duplicate blocks with a remote bot (itself or not)
+    next_remote: bool = False              # its next_los rests on blocks with a remote bot on either side
 
     @property
     def faults(self) -> int:
@@ -109,14 +116,15 @@ _BOT = Column("bot", lambda r: r.label, left=True)
 _GAMES = Column("games", lambda r: str(r.games))
 _WIN = Column("win %", lambda r: _num(r.win_pct))
 _FIELD = Column("field %", lambda r: _num(r.field_pct) + ("*" if r.field_pct is not None
-                                                             and r.field_opponents < r.field_size else ""))
+                                                             and r.field_opponents < r.field_size else "")
+                + ("†" if r.field_remote else ""))
 
 
 def _vs_next(r: Row) -> str:
     if r.next_los is None:
         return ""
     mark = " ~" if not r.next_significant else " ^" if r.next_los < 0.5 else ""
-    return f"{100 * r.next_los:.0f}%" + mark
+    return f"{100 * r.next_los:.0f}%" + ("†" if r.next_remote else "") + mark
 
 
 _NEXT = Column("vs next", _vs_next)
@@ -125,6 +133,8 @@ NEXT_CAPTION = "~N: not significantly below the bot above (95%)"
 BEATS_CAPTION = "^N: beats the bot above head to head (95%)"
 #: Short enough for the compact table's width (about 60 columns): the docs and --wide say the rest.
 FIELD_CAPTION = "field %: mean score against each other bot, duplicate blocks"
+#: Shown under a table with a row marked ``†`` (:func:`remote_marked`).
+REMOTE_CAPTION = "†: rests on a remote bot's duplicate blocks (docs/remote-bots.md)"
 
 COMPACT = (_RANK, _BOT,
            Column("rating", lambda r: _num(r.conservative, 2)),
@@ -173,20 +183,28 @@ def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | N
     for i, row in enumerate(rows, 1):
         row.rank = i
     solo = blocks_by_pair(store, pool, solo=True, as_of=as_of)
-    field_scores(rows, solo)
-    separate(rows, head_to_heads(store, pool, blocks=solo) if pairs is None else pairs)
+    remote = store.remote_versions()
+    field_scores(rows, solo, remote)
+    separate(rows, head_to_heads(store, pool, blocks=solo) if pairs is None else pairs, remote)
     return rows
 
 
-def separate(rows: list[Row], pairs: dict[tuple[Side, Side], HeadToHead]) -> None:
+def separate(rows: list[Row], pairs: dict[tuple[Side, Side], HeadToHead], remote: set[Side] = frozenset()) -> None:
     """Each row's ``next_*`` figures against the row below (from their head-to-head statistics in ``pairs``, else
-    their ratings: :func:`separation`), and the row below's marks: tied with it, or beating it head to head."""
+    their ratings: :func:`separation`), and the row below's marks: tied with it, or beating it head to head;
+    ``next_remote`` where the blocks are with a bot of ``remote`` (remote bots' sides)."""
     for row, below in zip(rows, rows[1:]):
         h = pairs.get(((row.bot, row.version), (below.bot, below.version)))
         row.next_los, row.next_significant, row.next_basis = separation(Rating(row.mu, row.sigma),
                                                                         Rating(below.mu, below.sigma), h)
+        row.next_remote = row.next_basis == "blocks" and bool({(row.bot, row.version), (below.bot, below.version)} & remote)
         below.tied_above = not row.next_significant
         below.beats_above = row.next_significant and row.next_los < 0.5
+
+
+def remote_marked(rows: Iterable[Row]) -> bool:
+    """Whether a figure of ``rows`` rests on a remote bot's duplicate blocks (marked ``†``: :data:`REMOTE_CAPTION`)."""
+    return any(r.field_remote or r.next_remote for r in rows)
 
 
 def separation(upper: Rating, lower: Rating, h: HeadToHead | None,
@@ -233,15 +251,18 @@ def partnered(rows: Iterable[BlockRow]) -> set[tuple[int, int, Side]]:
             if any(o != a and (run, match, a, o) not in opposed for o in members)}
 
 
-def field_scores(rows: list[Row], blocks: dict[tuple[Side, Side], list[Block]]) -> None:
+def field_scores(rows: list[Row], blocks: dict[tuple[Side, Side], list[Block]], remote: set[Side] = frozenset()) -> None:
     """Each row's score against the field (``field_pct``, the module's "field %"): over ``blocks`` (complete, each
     side its team alone: :func:`blocks_by_pair` with ``solo``), its head-to-head score against each other row it
-    has blocks against, and the mean of those, each opponent once; None without any."""
+    has blocks against, and the mean of those, each opponent once; None without any. ``remote``: the sides that are
+    remote bots (``field_remote``: a row's score rests on blocks with one of them)."""
     sides = [(r.bot, r.version) for r in rows]
     for row, me in zip(rows, sides):
-        scores = [head_to_head(me[0], o[0], blocks[me, o]).score for o in sides if o != me and (me, o) in blocks]
+        against = [o for o in sides if o != me and (me, o) in blocks]
+        scores = [head_to_head(me[0], o[0], blocks[me, o]).score for o in against]
         row.field_pct = 100.0 * sum(scores) / len(scores) if scores else None
         row.field_opponents, row.field_size = len(scores), len(sides) - 1
+        row.field_remote = bool(against) and bool({me, *against} & remote)
 
 
 def head_to_heads(store: Store, pool: str, *, blocks: dict[tuple[Side, Side], list[Block]] | None = None,
@@ -283,5 +304,6 @@ def cross_table(store: Store, pool: str, rows: list[Row], as_of: int | None = No
     return CrossTable(rows, cells, pooled_correlation(h for (i, j), h in cells.items() if i < j))
 
 
-__all__ = ["BEATS_CAPTION", "COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table",
-           "field_scores", "head_to_heads", "label", "partnered", "separate", "separation", "table"]
+__all__ = ["BEATS_CAPTION", "COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "REMOTE_CAPTION", "WIDE", "Column", "CrossTable",
+           "Row", "blocks_by_pair", "cross_table", "field_scores", "head_to_heads", "label", "partnered", "remote_marked",
+           "separate", "separation", "table"]

@@ -32,12 +32,13 @@ from .config import RunConfig
 from .context import RunContext
 from .crashes import record_crashes
 from .errors import ArenaError, UsageError
-from .fleet import Fleet, Withdrawn
+from .fleet import Fleet, Withdrawn, seating_of
 from .planners import Planner, default_planner
 from .processes import default_shards
 from .progress import PROGRESS_TICK_S, Progress
 from .sinks import RatedSink, ResultSink
 from .store import Bot, BotKind, PlannedGame, Store
+from .twins import REFEREE_NAME_MAX
 
 # The default --concurrency (see default_concurrency): games in flight per bot process, and at least per core:
 # enough to keep each process's batches of decisions full; more in flight only makes the first game finish later
@@ -127,6 +128,8 @@ class Arena:
             if remote := [n for n in names if n in registered and registered[n].kind is BotKind.REMOTE]:
                 raise UsageError(f"--shards {self.cfg.shards}: remote bot(s) {', '.join(remote)} connect to one "
                                  "referee (PEPPER_REFEREE): drop --shards")
+        if self.cfg.twins not in ("apart", "shared"):
+            raise UsageError(f"--twins {self.cfg.twins!r}: expected apart or shared")
         boxed = [n for n in names if n in registered and registered[n].image]
         if boxed and self.cfg.sandbox != "docker":
             raise UsageError(f"bot(s) {', '.join(boxed)} run in their Docker image: add --sandbox docker")
@@ -137,6 +140,11 @@ class Arena:
         except ValueError as e:
             raise UsageError(f"--lineup {self.cfg.lineup}: {e} (--bots {','.join(names)}); "
                              "add bots or use --lineup mirrored") from None
+        seating = seating_of(self.cfg, self.ctx.rs, self.ctx.players, [registered[n] for n in dict.fromkeys(names)])
+        if long := seating.too_long():
+            raise UsageError(f"bot(s) {', '.join(long)}: a name of more than {REFEREE_NAME_MAX - 4} characters leaves "
+                             "no room for the identity of each rotation of a duplicate block (docs/sandbox.md, "
+                             "\"Twins\"): register the bot under a shorter name, or run with --twins shared")
         if self.cfg.deals:
             try:
                 self.ctx.deals = deals.load(self.cfg.deals, self.ctx.rs, self.ctx.players)

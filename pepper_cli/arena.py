@@ -77,6 +77,9 @@ def arena_run(
     wide: WideOption = False,
     sandbox: Annotated[str, typer.Option(help="none, or docker: every command bot in a container with limits and no "
                                               "network (docs/sandbox.md; `make images` first).")] = "none",
+    twins: Annotated[str, typer.Option(help="apart: each game of a duplicate block played by processes of the bot's "
+                                            "that play no other game of it (a process per rotation, docs/sandbox.md); "
+                                            "shared: by any of its processes (trusted bots).")] = "apart",
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches as Ray tasks across a "
                                             "cluster: auto (the cluster this machine is in), local (start one here) or "
                                             "HOST:PORT (docs/cluster.md; needs Ray: the ray extra).")] = None,
@@ -98,7 +101,7 @@ def arena_run(
             adaptive=adaptive, until_confident=until_confident, bots=bots, concurrency=concurrency, referee=referee,
             shards=shards, control_token=control_token, control_token_file=control_token_file, listen=listen,
             deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, mc_budget_ms=mc_budget_ms, play_forced=play_forced,
-            tau=tau, deals=deals, log_dir=log_dir, db=db, sandbox=sandbox, ray=ray)
+            tau=tau, deals=deals, log_dir=log_dir, db=db, sandbox=sandbox, ray=ray, twins=twins)
     except ValueError as e:   # RunOptionsError, ControlTokenError, RulesetError
         _fail(str(e))
     ray_plan = ray and adaptive is None   # --ray plays a plan fixed up front (the default there)
@@ -158,7 +161,8 @@ def run_config(*, ruleset: str, players: int | None, games: int, seed: int, line
                adaptive: bool | None, until_confident: bool, bots: str | None, concurrency: int | None,
                referee: str | None, shards: int | None, control_token: str | None, control_token_file: str | None,
                listen: str, deadline_ms: int, time_bank_ms: int, mc_budget_ms: float, play_forced: bool, tau: float,
-               deals: Path | None, log_dir: Path, db: Path, sandbox: str, ray: str | None) -> RunConfig:
+               deals: Path | None, log_dir: Path, db: Path, sandbox: str, ray: str | None,
+               twins: str = "apart") -> RunConfig:
     """The run ``pepper arena run``'s options describe, checked before anything starts: the line-up, the control
     token (resolve_control_token: read, and hidden from /proc), the options that exclude each other, the ruleset
     and the player count. ``adaptive`` None: adaptive, or planned with ``ray``. Raises RunOptionsError,
@@ -166,6 +170,8 @@ def run_config(*, ruleset: str, players: int | None, games: int, seed: int, line
     store by Arena.check."""
     if lineup not in ("mirrored", "mixed"):
         raise RunOptionsError(f"--lineup {lineup!r}: expected mirrored or mixed")
+    if twins not in ("apart", "shared"):
+        raise RunOptionsError(f"--twins {twins!r}: expected apart or shared")
     control_token = resolve_control_token(control_token, control_token_file)
     if referee and not control_token:
         raise RunOptionsError("--referee needs --control-token-file PATH, --control-token or PEPPER_CONTROL_TOKEN")
@@ -183,7 +189,7 @@ def run_config(*, ruleset: str, players: int | None, games: int, seed: int, line
                     referee=referee, shards=shards, control_token=control_token, deadline_ms=deadline_ms,
                     time_bank_ms=time_bank_ms, listen=listen, db=str(db), log_dir=str(log_dir),
                     bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, tau=tau, play_forced=play_forced,
-                    sandbox=sandbox, deals=str(deals) if deals else None)
+                    sandbox=sandbox, deals=str(deals) if deals else None, twins=twins)
     cfg.resolved_players()   # the ruleset (a file is read and checked) and the player count it allows
     return cfg
 
@@ -422,7 +428,7 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, 
     from rich.table import Table
 
     from arena.ratings import Pool
-    from arena.stats import BEATS_CAPTION, COMPACT, FIELD_CAPTION, NEXT_CAPTION, WIDE, table
+    from arena.stats import BEATS_CAPTION, COMPACT, FIELD_CAPTION, NEXT_CAPTION, REMOTE_CAPTION, WIDE, remote_marked, table
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
@@ -430,7 +436,8 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, 
     beats = "\n" + BEATS_CAPTION if any(r.beats_above for r in rows) else ""
     t = Table(title=f"{label}{after}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
-              caption=FIELD_CAPTION + "\n" + ("field of: the other bots it has such blocks against; win %: games won, "
+              caption=FIELD_CAPTION + "\n" + (REMOTE_CAPTION + "\n" if remote_marked(rows) else "")
+              + ("field of: the other bots it has such blocks against; win %: games won, "
                                               "which depends on whom it was scheduled against\n"
                                               "vs next: P(better than the next bot); ~ not significant (95%); ^ the next bot beats it head "
                                               "to head" if wide else

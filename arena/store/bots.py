@@ -122,6 +122,10 @@ class BotTables:
                                "ORDER BY version", (name,))
         return [BotVersion(v, at, self._build(tuple(b)), pools.get(v, {})) for v, at, *b in rows]
 
+    def remote_versions(self) -> set[tuple[str, int]]:
+        """(bot, version) of every version registered as a remote bot (its processes not the arena's)."""
+        return set(self.db.execute("SELECT bot, version FROM bot_versions WHERE kind = ?", (BotKind.REMOTE.value,)))
+
     def version_counts(self) -> dict[str, int]:
         """Per bot name (registered or not any more), how many versions it has had."""
         return dict(self.db.execute("SELECT bot, MAX(version) FROM bot_versions GROUP BY bot"))

@@ -40,7 +40,7 @@ def _same_table(got: dict, want: dict) -> None:
         assert [r["bot"] for r in got[pool]] == [r["bot"] for r in want[pool]], pool
         for g, w in zip(got[pool], want[pool]):
             assert set(g) == set(w) | {"fallbacks", "version", "next_los", "next_significant", "next_basis", "field_pct",
-                                       "field_opponents", "field_size"}
+                                       "field_opponents", "field_size", "field_remote", "next_remote"}
             assert g["fallbacks"] == 0  # schema 1 stored none
             assert g["version"] == 1  # every bot became version 1, with its games and ratings
             for k, v in w.items():

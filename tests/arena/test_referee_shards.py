@@ -55,8 +55,9 @@ def test_two_shards_play_every_game_once_and_give_the_table_one_shard_gives(tmp_
         assert (tmp_path / "two" / "logs" / "referee.log").exists() and (tmp_path / "two" / "logs" / "referee-1.log").exists()
         assert st2.db.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM games WHERE run_id = 1").fetchone() == (40, 40)
         assert st2.planned_count(1) == 40 and not st2.pending(1)
-        # Each bot's processes were shared out over the shards (2 seats a game: 2 processes on each).
-        assert [len(sup.handles) for sup in arena2.fleet.launched["first"].sups] == [2, 2]
+        # Each bot's processes were shared out over the shards and the two rotations of a block (arena.twins; 2
+        # seats a game: 2 processes on each shard for each rotation).
+        assert [len(sup.handles) for sup in arena2.fleet.launched["first"].sups] == [2, 2, 2, 2]
         arena1, st1 = _run(tmp_path / "one", 1, bots)
         try:
             assert len(arena1.fleet.shards) == 1 and arena1.fleet.shards[0].created == 40

@@ -197,3 +197,43 @@ def test_a_mixed_line_up_pool_has_no_field_pct_and_a_partial_field_is_marked(tmp
     out = pepper(db=tmp_path / "arena.db", columns="80").stdout
     for bot, games, field in (("a", "14", "50.0*"), ("b", "14", "50.0*"), ("c", "12", "-")):  # rank ~N or N
         assert re.search(rf"^ *~?\d +{bot} +[\d.]+ +[\d.]+ ± [\d.]+ +{games} +{re.escape(field)} +0 *$", out, re.M), out
+
+
+
+def _far_and_near(path: Path, far: str) -> Path:
+    """Blocks of ``far`` (registered as a ``far`` bot: remote or command) against ``near``, and of ``near`` against
+    ``home`` (command bots)."""
+    from arena.store import BotKind
+
+    st = Store(path)
+    for name, kind in (("far", far), ("near", "command"), ("home", "command")):
+        st.add_bot(name, BotKind(kind), command=None if kind == "remote" else "{python} bot.py", cwd=str(path.parent))
+    ratings = {"far": Rating(30, 1), "near": Rating(25, 1), "home": Rating(10, 1)}
+    _store_run(st, "remote", [*[_mirrored("far", "near", "far", "far"), _mirrored("far", "near", "far", "near")] * 3,
+                              _mirrored("near", "home", "near", "near"), _mirrored("near", "home", "near", "home")],
+               ratings)
+    st.close()
+    return path
+
+
+def test_figures_that_rest_on_a_remote_bots_duplicate_blocks_are_marked_and_explained(tmp_path):
+    """``far`` is a remote bot (its processes are its owner's: it may play a block's second game knowing the deck),
+    ``near`` and ``home`` are command bots. near's field % rests on its blocks against far, and so does the
+    ``vs next`` between far and near (six blocks, enough to test): both are marked †. home played near only: its
+    figures are not."""
+    path = _far_and_near(tmp_path / "arena.db", "remote")
+    rows = {r["bot"]: r for r in json.loads(pepper("--json", db=path).stdout)["iowa/4p"]}
+    assert {b: (r["field_remote"], r["next_remote"]) for b, r in rows.items()} == {
+        "far": (True, True), "near": (True, False), "home": (False, False)}
+    out = pepper(db=path, columns="80").stdout
+    assert _row(out, "1", "far", "27.00", "30.00 ± 3.00", "12", "75.0*†", "0"), out   # * : far never played home
+    assert _row(out, "~2", "near", "22.00", "25.00 ± 3.00", "16", "50.0†", "0"), out
+    assert _row(out, "~3", "home", "7.00", "10.00 ± 3.00", "4", "25.0*", "0"), out
+    assert "†: rests on a remote bot's duplicate blocks (docs/remote-bots.md)" in " ".join(out.split()), out
+    wide = pepper("--wide", db=path).stdout
+    assert re.search(r"^ *1 +far .* 75\.0\*† .* \d+%†( ~)? *$", wide, re.M), wide
+    assert re.search(r"^ *~2 +near .* 50\.0† .* \d+%( ~)? *$", wide, re.M), wide
+    # The same games with far a command bot: neither the mark nor its caption.
+    plain = pepper(db=_far_and_near(tmp_path / "plain.db", "command"), columns="80").stdout
+    assert _row(plain, "1", "far", "27.00", "30.00 ± 3.00", "12", "75.0*", "0"), plain
+    assert "†" not in plain and "remote" not in plain, plain

@@ -312,15 +312,16 @@ def test_a_crashing_bot_with_more_games_than_concurrency_does_not_stop_the_arena
 
 
 def test_a_bot_that_stays_down_ends_the_run_with_its_log_and_the_run_resumes(tmp_path):
-    """Started twice (its two processes), then every restart fails: after the bot's limit (here 2 s) the run
-    ends with an error naming the bot and its log's last lines; what was stored stays."""
+    """Started four times (its two processes for each of the two rotations of a block, arena.twins), then every
+    restart fails: after the bot's limit (here 2 s) the run ends with an error naming the bot and its log's last
+    lines; what was stored stays."""
     from arena.registry import ensure_sample_bots
     from arena.tournament import ArenaError, RunConfig, run
 
     db = tmp_path / "arena.db"
     script = tmp_path / "flaky.sh"
-    script.write_text("mkdir start1 2>/dev/null || mkdir start2 2>/dev/null || "
-                      "{ echo 'flaky: cannot start again' >&2; exit 7; }\n"
+    script.write_text("mkdir start1 2>/dev/null || mkdir start2 2>/dev/null || mkdir start3 2>/dev/null || "
+                      "mkdir start4 2>/dev/null || { echo 'flaky: cannot start again' >&2; exit 7; }\n"
                       f"exec {sys.executable} {RAW_BOT} crash --after 30\n")
     st = Store(db)
     ensure_sample_bots(st, note=lambda m: None)

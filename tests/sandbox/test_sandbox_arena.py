@@ -102,7 +102,10 @@ def test_spinning_and_fork_bombing_bots_time_out_and_the_sample_bots_play_on(tmp
 def test_a_bot_over_its_memory_is_oom_killed_one_that_exits_crashes_and_the_others_play_on(tmp_path, docker_client):
     db, _ = setup(tmp_path, {"memory": {"PEPPER_HOSTILE": "memory"}, "exit": {"PEPPER_HOSTILE": "exit"}},
                   limits={"memory": {"memory_mb": 128}})
-    run_id, prog = play(tmp_path, db, "random,memory,exit", 6, deadline_ms=500)
+    # One set of processes per bot (--twins shared): with one per rotation of a block (arena.twins) a bot that
+    # crashes on every deck crashes in each rotation, and goes past its crashes' limit before its games' forfeits
+    # stand.
+    run_id, prog = play(tmp_path, db, "random,memory,exit", 6, deadline_ms=500, twins="shared")
     # Both crash on their first decision, and again after each restart (their games replayed from the start),
     # and the run goes on to its end.
     assert prog.done == 6 and prog.crashes >= 2, prog
