@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from arena.evidence import Block, head_to_head
-from arena.sprt import Sequential, Sprt, stop_adjusted
 from arena.ratings import Pool
+from arena.sprt import Sequential, Sprt, stop_adjusted
 from arena.stats import cross_table, head_to_heads, label, table
 from arena.store import Store, StoredGame
 from arena.store import browse as queries

@@ -228,7 +228,7 @@ def test_figures_that_rest_on_a_remote_bots_duplicate_blocks_are_marked_and_expl
     out = pepper(db=path, columns="80").stdout
     assert _row(out, "1", "far", "27.00", "30.00 ± 3.00", "12", "75.0*†", "0"), out   # * : far never played home
     assert _row(out, "~2", "near", "22.00", "25.00 ± 3.00", "16", "50.0†", "0"), out
-    assert _row(out, "~3", "home", "7.00", "10.00 ± 3.00", "4", "25.0*", "0"), out
+    assert _row(out, "3", "home", "7.00", "10.00 ± 3.00", "4", "25.0*", "0"), out   # two blocks: TrueSkill
     assert "†: rests on a remote bot's duplicate blocks (docs/remote-bots.md)" in " ".join(out.split()), out
     wide = pepper("--wide", db=path).stdout
     assert re.search(r"^ *1 +far .* 75\.0\*† .* \d+%†( ~)? *$", wide, re.M), wide

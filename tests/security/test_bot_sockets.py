@@ -87,8 +87,12 @@ def test_streams_that_never_say_hello_on_one_bots_socket_leave_the_others_allowa
     refused = [d for code, d in outcomes if code == grpc.StatusCode.RESOURCE_EXHAUSTED]
     assert len(refused) == 40 - 16 and f"unix:{a}" in refused[0] and "waiting for their Hello" in refused[0], outcomes
     assert got_b.WhichOneof("message") == "welcome"
-    # The attacker's socket is its own bot's: what it spends, that bot lacks.
-    assert isinstance(got_a, grpc.aio.AioRpcError) and got_a.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, got_a
+    # The attacker's socket is its own bot's: what it spends, that bot lacks. (Refused with RESOURCE_EXHAUSTED; on a
+    # loaded machine the refusal can end the stream while the client is still sending its Hello, which the client
+    # library reports as its own INTERNAL error in sending.)
+    assert isinstance(got_a, grpc.aio.AioRpcError), got_a
+    assert got_a.code() == grpc.StatusCode.RESOURCE_EXHAUSTED or (
+        got_a.code() == grpc.StatusCode.INTERNAL and "SendMessageOperation" in (got_a.debug_error_string() or "")), got_a
 
 
 def test_a_socket_of_its_own_needs_a_referee_with_a_unix_socket(referee):
