@@ -171,7 +171,9 @@ class Fleet:
         have: dict[str, int] | None = None
         for s in self.shards:
             info = await s.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
-            by_id = {b.name: b.connections for b in info.bots}
+            # A stuck bot's connections (suspect: timed out, silent since) take no new game: it is short of them, and
+            # waited for and withdrawn as a bot that is down, never the run ended for it.
+            by_id = {b.name: b.connections - b.suspect_connections for b in info.bots}
             got = {n: min(by_id.get(i, 0) for i in self.seating.identities(n)) for n in self.entrants}
             have = got if have is None else {n: min(c, got.get(n, 0)) for n, c in have.items()}
         return have or {}
@@ -326,7 +328,9 @@ class Fleet:
         while True:
             self.entered(seats)
             info = await shard.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
-            by_id = {b.name: b.connections for b in info.bots}
+            # A stuck bot's connections (suspect: timed out, silent since) take no new game: it is short of them, and
+            # waited for and withdrawn as a bot that is down, never the run ended for it.
+            by_id = {b.name: b.connections - b.suspect_connections for b in info.bots}
             have = {n: by_id.get(self.seating.identity(n, lane), 0) for n in set(seats)}
             short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))
             for n in set(seats) - set(short):

@@ -136,8 +136,10 @@ class Referee:
         conn.in_flight.clear()
 
     def bots(self) -> list:
-        return [wire.messages.bot_info(n, len(self.conns.get(n, ())), sum(len(c.seats) for c in self.conns.get(n, ())))
-                for n in sorted(self.tokens)]
+        now = asyncio.get_running_loop().time()
+        return [wire.messages.bot_info(n, len(conns), sum(len(c.seats) for c in conns),
+                                       sum(1 for c in conns if self._suspect(c, now)))
+                for n in sorted(self.tokens) for conns in (self.conns.get(n, ()),)]
 
     # -- answers ----------------------------------------------------------
     def on_message(self, conn: Connection, msg) -> None:

@@ -185,8 +185,9 @@ def game_end_frame(game_id: str, seat: int, status: str, outcome_msg: game_pb2.O
 
 
 # -- control ----------------------------------------------------------------------
-def bot_info(name: str, connections: int, active_seats: int) -> control_pb2.BotInfo:
-    return control_pb2.BotInfo(name=name, connections=connections, active_seats=active_seats)
+def bot_info(name: str, connections: int, active_seats: int, suspect: int = 0) -> control_pb2.BotInfo:
+    return control_pb2.BotInfo(name=name, connections=connections, active_seats=active_seats,
+                               suspect_connections=suspect)
 
 
 def fault(f: FaultInfo) -> control_pb2.Fault:

@@ -36,14 +36,16 @@ class ListBotsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class BotInfo(_message.Message):
-    __slots__ = ("name", "connections", "active_seats")
+    __slots__ = ("name", "connections", "active_seats", "suspect_connections")
     NAME_FIELD_NUMBER: _ClassVar[int]
     CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTIVE_SEATS_FIELD_NUMBER: _ClassVar[int]
+    SUSPECT_CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     connections: int
     active_seats: int
-    def __init__(self, name: _Optional[str] = ..., connections: _Optional[int] = ..., active_seats: _Optional[int] = ...) -> None: ...
+    suspect_connections: int
+    def __init__(self, name: _Optional[str] = ..., connections: _Optional[int] = ..., active_seats: _Optional[int] = ..., suspect_connections: _Optional[int] = ...) -> None: ...
 
 class ListBotsResponse(_message.Message):
     __slots__ = ("bots",)
