@@ -13,8 +13,10 @@ outcomes. Once one distinct card is left, the rest of the deck is filled in
 without asking. The complete deck goes to the engine (``Game(decks=...)``),
 which deals it by its own rules (widow, dead hand) and keeps the record.
 
-Returns: +1 for every seat of a winning team, -1 for every other seat, 0 for
-all in a draw (a deal-cap tie).
+Returns: +1 for every seat of a winning team, -1 for every other seat. A game
+the deal cap ends with the top score shared (five-handed: the bidder and the
+called partner score alike, so every one-deal game) gives +1 to each seat with
+the top score and -1 to the others; 0 to all only when every team scored alike.
 """
 
 from __future__ import annotations
@@ -190,9 +192,15 @@ class PepperState(pyspiel.State):
         if not self.is_terminal():
             return [0.0] * n
         o = self.engine.outcome
-        if o.draw:
+        if not o.draw:
+            return [1.0 if s in o.winning_seats else -1.0 for s in range(n)]
+        # A draw: the deal cap came with the top score shared. In five-handed the bidder and the called partner
+        # score alike, so every one-deal game would be a draw; the seats with the top score beat the others.
+        team_of = self._spec.table.team_of
+        top = max(o.scores)
+        if min(o.scores) == top:
             return [0.0] * n
-        return [1.0 if s in o.winning_seats else -1.0 for s in range(n)]
+        return [1.0 if o.scores[team_of[s]] == top else -1.0 for s in range(n)]
 
     def __str__(self) -> str:
         """Everything, hidden cards included (for debugging; seats see information_state_string)."""

@@ -103,3 +103,12 @@ def test_a_bot_that_looks_for_its_token_in_the_environment_is_told_where_it_is()
     hint = startup_hint(["Traceback (most recent call last):", "KeyError: 'PEPPER_TOKEN'"], 1)
     assert "PEPPER_TOKEN_FD" in hint and "read it to its end" in hint, hint
     assert "PEPPER_TOKEN_FD" not in startup_hint(["ValueError: bad move"], 1)
+
+
+def test_the_sign_test_of_the_silent_fallback_probe():
+    from conformance.checks import P_SILENT, sign_test
+
+    assert sign_test(0, 0) == 1.0 and sign_test(1, 0) == 0.5 and sign_test(2, 2) == 11 / 16
+    assert sign_test(33, 38) > 0.5              # uniform random play: spades no more often than clubs
+    assert sign_test(14, 0) < P_SILENT < sign_test(13, 0)
+    assert sign_test(44 * 2, 14 * 2) < P_SILENT  # a random strategy falling back on 30% of 200 decisions

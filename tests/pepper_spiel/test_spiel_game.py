@@ -207,3 +207,39 @@ def test_a_resampled_state_deals_the_next_deal_from_its_own_decks_and_actions():
                     redealt += other.engine.deal_number == 2
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert redealt >= 5
+
+
+def _play_out(state, rng):
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+def test_five_handed_one_deal_games_separate_the_bidders_side_from_the_defenders():
+    """The bidder and the called partner score alike, so the engine calls every one-deal game a draw; the returns
+    still say which side won the deal: +1 for the seats with the top score, -1 for the others."""
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed", "deal_cap": 1})
+    rng = np.random.RandomState(11)
+    for _ in range(12):
+        state = _play_out(game.new_initial_state(), rng)
+        o = state.engine.outcome
+        scores = [o.scores[state.engine.table.team_of[s]] for s in range(5)]
+        assert state.returns() == [1.0 if x == max(scores) else -1.0 for x in scores], (scores, state.returns())
+        assert sorted(set(state.returns())) == [-1.0, 1.0], scores   # never all zero: one side scored more
+        assert o.draw   # as the engine has it: the top score is shared
+
+
+def test_a_deal_cap_tie_between_teams_is_still_a_draw():
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+    rng = np.random.RandomState(5)
+    for _ in range(20):
+        state = _play_out(game.new_initial_state(), rng)
+        o = state.engine.outcome
+        if o.draw:
+            assert len(set(o.scores)) == 1 and state.returns() == [0.0] * 4
+        else:
+            assert sorted(state.returns()) == [-1.0, -1.0, 1.0, 1.0]
