@@ -316,8 +316,9 @@ def _verify_silent(played: list[Played]) -> Findings:
     if p < P_SILENT:
         return [f"policy error: the bot named spades, the first legal action, {spades} times and clubs {clubs} "
                 f"times holding neither (P = {p:.1g} for a strategy that does not favour the first legal action): "
-                f"it plays the first legal action where no strategy would, as an SDK does when the strategy "
-                f"fails; mark such answers as fallbacks (Answer.fallback, protocol 1.2) or fix the strategy"], [note]
+                f"it plays the first legal action where no strategy would, as a client does for a strategy that "
+                f"failed; fix the strategy, and mark such answers as fallbacks (Answer.fallback, protocol 1.2) so "
+                f"that the referee counts them"], [note]
     return [], [note]
 
 
