@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -243,3 +244,29 @@ def test_a_deal_cap_tie_between_teams_is_still_a_draw():
             assert len(set(o.scores)) == 1 and state.returns() == [0.0] * 4
         else:
             assert sorted(state.returns()) == [-1.0, -1.0, 1.0, 1.0]
+
+
+@pytest.mark.slow
+def test_openspiels_checks_on_whole_games_where_docs_research_says_they_finish():
+    """docs/research.md: on whole games random_sim_test finishes only for five-handed, because uniform random play
+    runs the other rulesets to their deal cap (and the test's cost grows with the square of the deals)."""
+    import random
+
+    from referee.rules import Game, get_ruleset
+
+    doc = " ".join((Path(__file__).parents[2] / "docs" / "research.md").read_text().split())
+    assert "On whole games they finish only for five-handed" in doc and "runs to the 200-deal cap" in doc
+    for ruleset, players in [("iowa", 4), ("bid-euchre", 4), ("pepper-30", 4), ("five-handed", 5)]:
+        deals = []
+        for seed in range(8):
+            g, rng = Game(ruleset, players, seed=seed), random.Random(seed)
+            while not g.is_over:
+                g.apply(rng.choice(g.legal_actions()))
+            deals.append(g.deal_number)
+        cap = get_ruleset(ruleset).deal_cap
+        if ruleset == "five-handed":
+            assert max(deals) < 40, deals
+        else:
+            assert cap == 200 and sorted(deals)[len(deals) // 2] == cap, (ruleset, deals)
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed"})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
