@@ -168,3 +168,33 @@ def test_make_skips_a_kit_whose_toolchain_is_missing(tmp_path):
         out = make("-C", "sample_bots/go", "missing", f"GOCODE={fake}").stdout
         assert out.startswith("Go protobuf 1.3 is installed") and "golang-github-golang-protobuf-1-5-dev" in out, out
 
+
+
+def test_make_kits_says_where_and_the_documented_registration_makes_each_rebuild_a_new_version(built, tmp_path):
+    """`make kits` prints each binary's path; registered as docs/bots-in-any-language.md and the kit's README say,
+    the binary is one of the version's files, so a rebuild that changes it is a new version."""
+    import shlex
+
+    from arena.registry import default_files, files_digest
+
+    kits = {kit: need(built, kit) for kit in KITS}
+    r = make("kits")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for kit, binary in kits.items():
+        assert f"built {binary.relative_to(ROOT)}" in r.stdout.splitlines(), r.stdout
+        for doc in (ROOT / "docs" / "bots-in-any-language.md", ROOT / "sample_bots" / kit / "README.md"):
+            text = doc.read_text().replace("\n", " ")
+            m = re.search(rf'pepper bot register {kit} --command "\$PWD/([^"]+)" --cwd (\S+?)`?(?:\s|$)', text)
+            if m is None and kit == "cpp" and doc.name == "bots-in-any-language.md":
+                continue   # the guide shows the Go kit's commands only
+            assert m, f"{doc}: no registration command for {kit}"
+            command, cwd = str(ROOT / m[1]), str(ROOT / m[2])
+            assert Path(command) == binary, (doc, command)
+            files = default_files(shlex.quote(command), cwd)
+            assert files, f"{doc}: the binary is not under --cwd {m[2]}: a rebuild would not be a new version"
+            copy = tmp_path / kit / doc.name
+            shutil.copytree(cwd, copy)
+            before = files_digest(files, str(copy))
+            with open(copy / files[0], "ab") as f:   # a rebuild that changes the binary
+                f.write(b"\0")
+            assert files_digest(files, str(copy)) != before
