@@ -12,6 +12,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.observation import make_observation
 
 import pepper_spiel  # noqa: F401  (registers python_pepper)
+from pepper_spiel.game import FIRST_DEALER
 from referee.rules import CARDS
 
 CONFIGS = [("iowa", 4), ("bid-euchre", 4), ("bid-euchre", 6), ("bid-euchre", 8), ("pepper-30", 2), ("pepper-30", 3),
@@ -108,7 +109,7 @@ def test_information_state_is_the_same_for_every_deal_of_the_hidden_cards():
     game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
     a, b = game.new_initial_state(), game.new_initial_state()
     for s in (a, b):
-        s.apply_action(3)   # seat 3 deals: seat 0 receives positions 0, 4, 8...
+        s.apply_action(FIRST_DEALER + 3)   # seat 3 deals: seat 0 receives positions 0, 4, 8...
     deck = list(range(24))
     other = deck[:]
     other[1], other[2] = other[2], other[1]    # positions 1 and 2: seats 1 and 2
@@ -270,3 +271,17 @@ def test_openspiels_checks_on_whole_games_where_docs_research_says_they_finish()
             assert cap == 200 and sorted(deals)[len(deals) // 2] == cap, (ruleset, deals)
     game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed"})
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_the_first_dealers_chance_action_is_labelled_as_such_anywhere_in_the_history():
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+    state = game.new_initial_state()
+    first = state.chance_outcomes()[2][0]
+    state.apply_action(first)
+    state = _play_out(state, np.random.RandomState(2))
+    chance = pyspiel.PlayerId.CHANCE
+    assert state.action_to_string(chance, state.history()[0]) == "first dealer 2"
+    assert state.engine.first_dealer == 2
+    labels = [state.action_to_string(chance, pa.action) for pa in state.full_history()[1:] if pa.player == chance]
+    assert labels and all(x.startswith("deal ") for x in labels), labels
+    assert [x.split()[1] for x in labels] == [str(CARDS[c]) for c in state.decks[0][:len(labels)]], labels
