@@ -257,6 +257,14 @@ class PepperState(pyspiel.State):
         return other
 
     # -- what a seat may know ------------------------------------------------------
+    def visible_events_of_all(self) -> list[tuple]:
+        """Every event some seat has seen, once each, in order: what all the seats know together."""
+        if self.engine is None:
+            return []
+        end = self.cut if self.dealing else self.engine.event_count
+        seen = {i: e for s in range(self._spec.players) for i, e in self.engine.events_for(s) if i < end}
+        return [(e.kind, e.seat, e.data) for _, e in sorted(seen.items(), key=lambda x: x[0])]
+
     def visible_events(self, seat: int, public_only: bool = False) -> list[tuple]:
         """The engine events ``seat`` has seen, as (kind, seat, data) (none of a deal still being dealt)."""
         if self.engine is None:

@@ -285,3 +285,28 @@ def test_the_first_dealers_chance_action_is_labelled_as_such_anywhere_in_the_his
     labels = [state.action_to_string(chance, pa.action) for pa in state.full_history()[1:] if pa.player == chance]
     assert labels and all(x.startswith("deal ") for x in labels), labels
     assert [x.split()[1] for x in labels] == [str(CARDS[c]) for c in state.decks[0][:len(labels)]], labels
+
+
+@pytest.mark.parametrize("perfect_recall", [False, True])
+def test_an_observer_for_all_players_shows_every_seats_cards(perfect_recall):
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed", "deal_cap": 1})
+    state = game.new_initial_state()
+    rng = np.random.RandomState(4)
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    everyone = make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=perfect_recall, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+    mine = make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=perfect_recall, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    everyone.set_from(state, 0)
+    mine.set_from(state, 0)
+    hands = [state.engine.view(s).hand for s in range(5)]
+    for s, hand in enumerate(hands):
+        assert everyone.dict["hand"][s].sum() == len(hand) == 9
+        assert all(everyone.dict["hand"][s][c] >= 1 for c in hand)
+    assert (everyone.dict["hand"][0] == mine.dict["hand"]).all()
+    text = everyone.string_from(state, 0)
+    for hand in hands:
+        assert all(str(CARDS[c]) in text for c in hand), text
+    assert not any(str(CARDS[c]) in mine.string_from(state, 0) for c in set(hands[1]) - set(hands[0]))
