@@ -198,3 +198,23 @@ def test_make_kits_says_where_and_the_documented_registration_makes_each_rebuild
             with open(copy / files[0], "ab") as f:   # a rebuild that changes the binary
                 f.write(b"\0")
             assert files_digest(files, str(copy)) != before
+
+
+def test_the_guides_minimal_cpp_loop_builds_as_printed_and_exits_on_sigterm(built, tmp_path):
+    """docs/bots-in-any-language.md, "The minimal loop": minimal.cc copied from the page, built with the page's
+    command against the C++ kit's generated code, plays and exits 0 on SIGTERM (TryCancel ends its Read)."""
+    need(built, "cpp")
+    doc = (ROOT / "docs" / "bots-in-any-language.md").read_text()
+    code = next(b for b in re.findall(r"```cpp\n(.*?)```", doc, re.S) if b.startswith("// minimal.cc"))
+    build = next(b for b in re.findall(r"```sh\n(.*?)```", doc, re.S) if b.startswith("g++ ") and "minimal.cc" in b)
+    (tmp_path / "minimal.cc").write_text(code)
+    compile_cmd = build.split("\npepper bot check")[0].replace("build/kits/", f"{ROOT}/build/kits/")
+    r = subprocess.run(["bash", "-c", compile_cmd], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = tmp_path / "check.json"
+    r = subprocess.run([sys.executable, "-m", "pepper_cli", "bot", "check", "--report", str(report), *SLACK,
+                        "--only", "play iowa 4p", "--only", "policy", "--", str(tmp_path / "minimal")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout[-3000:]
+    checks = {c["name"]: c for c in json.loads(report.read_text())["checks"]}
+    assert checks["shutdown"]["status"] == "pass" and "(code 0)" in checks["shutdown"]["reason"], checks["shutdown"]
