@@ -19,10 +19,10 @@ def test_the_check_list_has_one_check_per_config_and_edge_case_with_unique_game_
     checks = build_checks()
     names = [c.name for c in checks]
     assert names[:len(CONFIGS)] == [f"play {b} {n}p" for b, n in CONFIGS]
-    assert len(names) == len(set(names)) == 19
+    assert len(names) == len(set(names)) == 20
     ids = [g.game_id for c in checks for g in c.games]
     assert len(ids) == len(set(ids)) and all(i.startswith(("play-", "iowa-", "bid-euchre-", "pepper-30-", "five-handed-",
-                                                             "duplicate-", "game-", "large-")) for i in ids)
+                                                             "duplicate-", "game-", "large-", "policy-")) for i in ids)
     auctions = next(c for c in checks if c.name == "pepper-30: auctions")
     assert [g.game_id for g in auctions.games][1] == "pepper-30-auctions-2-last"
     assert {c.wave for c in checks} == {1, 2}
