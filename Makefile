@@ -75,7 +75,8 @@ kits: ## build the Go and C++ starter kits (a kit whose toolchain is missing is 
 	@for k in $(KITS); do \
 		why=$$($(MAKE) -s --no-print-directory -C sample_bots/$$k missing); \
 		if [ -n "$$why" ]; then echo "note: sample_bots/$$k not built: $$why"; \
-		else $(MAKE) -s --no-print-directory -j2 -C sample_bots/$$k BUILD=$(CURDIR)/build/kits/$$k || exit 1; fi; \
+		else $(MAKE) -s --no-print-directory -j2 -C sample_bots/$$k BUILD=$(CURDIR)/build/kits/$$k || exit 1; \
+			echo "built build/kits/$$k/pepper-$$k-bot"; fi; \
 	done
 
 install: $(STAMP) $(COMPILED) node-bot ## create .venv and install the project with its test extras (and the Node bot's packages where node is installed)

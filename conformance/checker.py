@@ -15,7 +15,10 @@ environment, and drives it through the checks:
   plays a fallback and marks the answer as one (``Answer.fallback``, protocol
   1.2), which the other checks cannot see. The referee counts these per seat
   (``SeatResult.fallbacks`` and ``fallback_details``), so the check works the
-  same for a bot in any language.
+  same for a bot in any language. A bot that never marks its fallbacks
+  (protocol 1.1, or a strategy that catches its own errors) is caught by
+  ``policy: no silent fallbacks`` instead, a game-playing check: bids where
+  the first legal action is one no strategy would choose.
 
 A check fails with a reason: ``crash`` (the process exited), ``timeout``,
 ``illegal action``, ``protocol error`` (malformed answers, answers to requests
@@ -216,7 +219,8 @@ class Checker:
                        "by a fallback and marks as one (Answer.fallback)")
         t = self.tally
         if not t.fallbacks:
-            return c.done(Status.PASS, "the referee counted no fallback answers")
+            return c.done(Status.PASS, "the referee counted no fallback answers: the bot marked none (Answer.fallback); "
+                                       "'policy: no silent fallbacks' looks for unmarked ones")
         first = ": first, {}: {}".format(*t.fallback_details[0]) if t.fallback_details else ""
         return c.done(Status.FAIL, f"policy error: the strategy failed {t.fallbacks} times (it raised or chose a non-legal "
                                    f"action; its SDK played a fallback instead){first}")

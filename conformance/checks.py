@@ -9,6 +9,8 @@ returns ``(problems, notes)``.
 
 from __future__ import annotations
 
+import math
+import random
 from collections import Counter
 
 from referee.rules import GameStatus
@@ -16,6 +18,7 @@ from referee.rules import GameStatus
 from .decks import make_deck
 from .house import House
 from .model import BOT, Check, GameSpec, Played, variant
+from .verify import bot_steps
 
 # Every ruleset and player count the bot must play.
 CONFIGS = [("iowa", 4), ("bid-euchre", 4), ("bid-euchre", 6), ("bid-euchre", 8),
@@ -279,6 +282,60 @@ def early_end() -> Check:
                  what="another seat forfeits or aborts the game mid-deal; the bot must carry on with its other games")
 
 
+# -- silent fallbacks: the first legal action where no strategy would choose it -----------------------------
+# A bot that does not mark its fallbacks (protocol 1.1, or a strategy that catches its own errors) plays the
+# first legal action unseen. The probe makes the bot the iowa dealer who must bid, holding only hearts and
+# diamonds, then asks it to name trump: the first legal action, "trump S", and "trump C" are alike for it (no
+# card of either suit, nor either black Jack), so whatever its strategy, it names one as often as the other;
+# a strategy that falls back on 30% of its decisions names spades on about 30% of them. A sign test between
+# the two counts fails the check below P_SILENT (uniform random play fails once in 1/P_SILENT runs). A bot that
+# names spades every time passes: always answering the first legal action is a strategy (README's first bot),
+# and nothing tells it from one that always fails; a silent fallback is a mixture, spades among other suits.
+PROBES = 200
+P_SILENT = 1e-4
+
+
+def _probe_deck(seed: int) -> list[str]:
+    red = [r + s for s in "HD" for r in ("9", "10", "J", "Q", "K", "A")]
+    return make_deck("iowa", 4, 3, {3: random.Random(seed).sample(red, 6)}, seed=seed)
+
+
+def sign_test(more: int, fewer: int) -> float:
+    """P(at least ``more`` of ``more + fewer`` fair coin flips come up the same side): the one-sided sign test."""
+    n = more + fewer
+    return sum(math.comb(n, k) for k in range(more, n + 1)) / 2 ** n
+
+
+def _verify_silent(played: list[Played]) -> Findings:
+    named = Counter(st[3] for p in played for st in bot_steps(p, "name-trump"))
+    asked = sum(named.values())
+    spades, clubs = named["trump S"], named["trump C"]
+    note = (f"named trump {asked} times holding no black card: " + ", ".join(f"{a.split()[1]} {k}" for a, k in
+                                                                          sorted(named.items())))
+    if asked < len(played):
+        return [f"the bot named trump in {asked} of {len(played)} games, where it had to bid"], [note]
+    if spades == asked:   # always the first legal action: a (poor) strategy, or one that always fails; no telling
+        return [], [note + ": always the first legal action, which a strategy may choose; a silent fallback shows "
+                           "as spades now and then among other suits"]
+    p = sign_test(spades, clubs)
+    if p < P_SILENT:
+        return [f"policy error: the bot named spades, the first legal action, {spades} times and clubs {clubs} "
+                f"times holding neither (P = {p:.1g} for a strategy that does not favour the first legal action): "
+                f"it plays the first legal action where no strategy would, as a client does for a strategy that "
+                f"failed; fix the strategy, and mark such answers as fallbacks (Answer.fallback, protocol 1.2) so "
+                f"that the referee counts them"], [note]
+    return [], [note]
+
+
+def silent_fallbacks() -> Check:
+    rs = variant("iowa", "probe", pass_out="dealer-must-bid")
+    g = [GameSpec(rs, 4, [House(), House(), House(), BOT], 3300 + k, decks=[_probe_deck(3300 + k)], first_dealer=3)
+         for k in range(PROBES)]
+    return Check("policy: no silent fallbacks", [g], _verify_silent, wave=2,
+                 what=f"{PROBES} times the iowa dealer who must bid, holding only hearts and diamonds, names trump: "
+                      f"spades (the first legal action) no more often than clubs")
+
+
 # -- wave 2: load and sequencing ----------------------------------------------------------------
 def large_batches() -> Check:
     g = [GameSpec(variant("iowa", "load"), 4, [BOT] * 4, 3000 + k) for k in range(64)]
@@ -295,7 +352,8 @@ def build_checks() -> list[Check]:
     """Every game-playing check, in the order they are shown, each game with an id unique to the run."""
     checks = [play(base, n) for base, n in CONFIGS]
     checks += [iowa_pepper(), iowa_ceding(), bid_euchre_pepper(), pepper30_auctions(), pepper30_dead_hand(),
-               five_handed_widow(), five_handed_alone(), duplicate_cards(), early_end(), large_batches(), start_and_end()]
+               five_handed_widow(), five_handed_alone(), duplicate_cards(), early_end(), silent_fallbacks(),
+               large_batches(), start_and_end()]
     for c in checks:
         slug = "-".join("".join(ch if ch.isalnum() else " " for ch in c.name.lower()).split())
         for k, gs in enumerate(c.games, 1):

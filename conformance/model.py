@@ -53,6 +53,7 @@ class Played:
     spec: GameSpec
     result: control_pb2.GameResult
     steps: list[tuple[int, int, str, str]] = field(default_factory=list)   # (deal, seat, phase, action) per decision
+    first_legal: list[str] = field(default_factory=list)                   # per step: legal_actions[0] as sent
     deals: list[dict] = field(default_factory=list)                        # per-deal facts from the replayed events
     full_state: dict = field(default_factory=dict)
     replay_error: str = ""

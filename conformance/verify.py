@@ -17,11 +17,14 @@ from .model import Check, Played, Status
 
 # Problems by how much they say about the bot: the worst one names the check's failure.
 CONNECTION, TIMEOUT, ILLEGAL, MALFORMED, ERROR, UNVERIFIED = range(6)
+POLICY = "policy error: "   # a verifier's problem that names the bot's strategy, not the situation, keeps this reason
 
 
 def replay(p: Played) -> None:
-    """Fill ``p.steps`` (who decided what, in which phase) and ``p.deals`` (per-deal facts) from the game's record."""
+    """Fill ``p.steps`` (who decided what, in which phase), ``p.first_legal`` (the first legal action as the bot was
+    sent it, at each step) and ``p.deals`` (per-deal facts) from the game's record."""
     from referee.rules import ACTIONS, CARDS, Game, Strain
+    from referee.wire import legal_texts
 
     try:
         rec = json.loads(p.result.record_json)
@@ -32,6 +35,7 @@ def replay(p: Played) -> None:
         g = Game.from_record(rec, verify=False)
         for a in actions:
             p.steps.append((g.deal_number, g.to_act, str(g.phase), a))
+            p.first_legal.append(legal_texts(g)[0])
             g.apply(a)
     except Exception as e:  # noqa: BLE001 - any broken record fails the check, with the reason
         p.replay_error = f"the record of game {p.result.game_id} does not replay: {e}"
@@ -147,7 +151,7 @@ def judge(c: Check, crash: str | None, stalled: str) -> bool:
         except Exception as e:  # noqa: BLE001 - a verifier bug must not hide the other checks
             problems, notes = [f"the checker could not verify its games: {e!r}"], []
         c.notes.extend(notes)
-        worst += [(UNVERIFIED, f"error: {x}") for x in problems]
+        worst += [(UNVERIFIED, x if x.startswith(POLICY) else f"error: {x}") for x in problems]
     if worst:
         worst.sort(key=lambda w: w[0])
         c.done(Status.FAIL, worst[0][1] + (f" (and {len(worst) - 1} more)" if len(worst) > 1 else ""))

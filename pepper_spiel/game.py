@@ -5,7 +5,8 @@ ruleset's default count) and ``deal_cap`` (0: the ruleset's own; a smaller cap
 makes short games, e.g. 1 for a single deal). The engine (:mod:`referee.rules`)
 decides everything; this module only maps its states to OpenSpiel's.
 
-Chance. The first dealer is one chance node (uniform over the seats); then
+Chance. The first dealer is one chance node (uniform over the seats, outcomes
+``FIRST_DEALER + seat``, after the cards' ids); then
 every deal's deck is dealt one chance node per card, in deck order: the outcome
 is the next card, with probability (copies left) / (cards left), so a deal has
 at most as many chance nodes as the deck has cards and each has at most 24
@@ -13,8 +14,10 @@ outcomes. Once one distinct card is left, the rest of the deck is filled in
 without asking. The complete deck goes to the engine (``Game(decks=...)``),
 which deals it by its own rules (widow, dead hand) and keeps the record.
 
-Returns: +1 for every seat of a winning team, -1 for every other seat, 0 for
-all in a draw (a deal-cap tie).
+Returns: +1 for every seat of a winning team, -1 for every other seat. A game
+the deal cap ends with the top score shared (five-handed: the bidder and the
+called partner score alike, so every one-deal game) gives +1 to each seat with
+the top score and -1 to the others; 0 to all only when every team scored alike.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ __all__ = ["GAME_TYPE", "PepperGame", "PepperState", "SHORT_NAME"]
 
 SHORT_NAME = "python_pepper"
 DEFAULTS = {"ruleset": "iowa", "players": 0, "deal_cap": 0}
+# The first dealer's chance outcomes come after the cards' (FIRST_DEALER + seat), so that an action of the
+# history names its chance node by itself: "first dealer 2", never "deal JS".
+FIRST_DEALER = len(CARDS)
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -81,7 +87,7 @@ class PepperGame(pyspiel.Game):
         # and cede questions, discards, and every card played.
         per_deal = (len(table.ladder) + 2) * n + 1 + 3 * n + table.widow_size + 2 + table.hand_size * n
         info = pyspiel.GameInfo(
-            num_distinct_actions=N_ACTIONS, max_chance_outcomes=24, num_players=n,
+            num_distinct_actions=N_ACTIONS, max_chance_outcomes=FIRST_DEALER + 8, num_players=n,
             min_utility=-1.0, max_utility=1.0, utility_sum=None, max_game_length=rs.deal_cap * per_deal)
         super().__init__(GAME_TYPE, info, {"ruleset": name, "players": n, "deal_cap": int(p["deal_cap"])})
 
@@ -134,7 +140,7 @@ class PepperState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.first_dealer is None:
             n = self._spec.players
-            return [(s, 1.0 / n) for s in range(n)]
+            return [(FIRST_DEALER + s, 1.0 / n) for s in range(n)]
         total = sum(self._left.values())
         return [(c, k / total) for c, k in sorted(self._left.items()) if k]
 
@@ -154,7 +160,7 @@ class PepperState(pyspiel.State):
 
     def _deal(self, outcome: int) -> None:
         if self.first_dealer is None:
-            self.first_dealer = outcome
+            self.first_dealer = outcome - FIRST_DEALER
             return
         self._deck.append(outcome)
         self._left[outcome] -= 1
@@ -179,7 +185,7 @@ class PepperState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"first dealer {action}" if self.first_dealer is None else f"deal {CARDS[action]}"
+            return f"first dealer {action - FIRST_DEALER}" if action >= FIRST_DEALER else f"deal {CARDS[action]}"
         return str(ACTIONS[action])
 
     def is_terminal(self) -> bool:
@@ -190,9 +196,15 @@ class PepperState(pyspiel.State):
         if not self.is_terminal():
             return [0.0] * n
         o = self.engine.outcome
-        if o.draw:
+        if not o.draw:
+            return [1.0 if s in o.winning_seats else -1.0 for s in range(n)]
+        # A draw: the deal cap came with the top score shared. In five-handed the bidder and the called partner
+        # score alike, so every one-deal game would be a draw; the seats with the top score beat the others.
+        team_of = self._spec.table.team_of
+        top = max(o.scores)
+        if min(o.scores) == top:
             return [0.0] * n
-        return [1.0 if s in o.winning_seats else -1.0 for s in range(n)]
+        return [1.0 if o.scores[team_of[s]] == top else -1.0 for s in range(n)]
 
     def __str__(self) -> str:
         """Everything, hidden cards included (for debugging; seats see information_state_string)."""
@@ -245,6 +257,14 @@ class PepperState(pyspiel.State):
         return other
 
     # -- what a seat may know ------------------------------------------------------
+    def visible_events_of_all(self) -> list[tuple]:
+        """Every event some seat has seen, once each, in order: what all the seats know together."""
+        if self.engine is None:
+            return []
+        end = self.cut if self.dealing else self.engine.event_count
+        seen = {i: e for s in range(self._spec.players) for i, e in self.engine.events_for(s) if i < end}
+        return [(e.kind, e.seat, e.data) for _, e in sorted(seen.items(), key=lambda x: x[0])]
+
     def visible_events(self, seat: int, public_only: bool = False) -> list[tuple]:
         """The engine events ``seat`` has seen, as (kind, seat, data) (none of a deal still being dealt)."""
         if self.engine is None:

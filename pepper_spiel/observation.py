@@ -11,7 +11,9 @@ engine's hands directly.
 * The tensor (the same for both) is the current deal in full, earlier deals
   through the scores: see :data:`PepperObserver.dict` for its named pieces.
 
-A public observer (``private_info=NONE``) leaves out the seat's cards.
+A public observer (``private_info=NONE``) leaves out the seat's cards; one for
+all players (``ALL_PLAYERS``) shows every seat's cards and secrets, each read
+from that seat's own view (the widow nobody took and the dead hand stay out).
 """
 
 from __future__ import annotations
@@ -59,13 +61,16 @@ class PepperObserver:
         t, n = game.table, game.players
         self.table, self.players = t, n
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self.private = iig_obs_type is None or iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        kind = pyspiel.PrivateInfoType.SINGLE_PLAYER if iig_obs_type is None else iig_obs_type.private_info
+        self.private = kind != pyspiel.PrivateInfoType.NONE
+        self.everyone = kind == pyspiel.PrivateInfoType.ALL_PLAYERS
+        seats = (n,) if self.everyone else ()   # ALL_PLAYERS: the hand and the secrets of every seat, by seat
         pieces = [
             ("seat", (n,)), ("dealer", (n,)), ("to_act", (n,)), ("phase", (len(Phase),)),
-            ("hand", (24,)),                        # copies held of each card
+            ("hand", (*seats, 24)),                 # copies held of each card
             ("calls", (n, _N_CALLS)),               # each seat's latest call this deal
             ("bidder", (n,)), ("bid", (len(BID_NAMES),)), ("trump", (5,)), ("alone", (1,)),
-            ("private", (len(_PRIVATE), 24)),       # widow taken, cards given, received, discarded
+            ("private", (*seats, len(_PRIVATE), 24)),   # widow taken, cards given, received, discarded
             ("partner_card", (24,)), ("partner", (n,)), ("sitting_out", (n,)),
             ("trick", (n, 24)),                     # the trick in progress: seat -> card
             ("tricks", (t.hand_size, n, 24)),       # the finished tricks of the deal: trick, seat -> card
@@ -96,12 +101,14 @@ class PepperObserver:
         if v.to_act is not None:
             d["to_act"][v.to_act] = 1
         d["phase"][v.phase - 1] = 1
-        if self.private:
-            for c in v.hand:
-                d["hand"][c] += 1
+        for s in (range(self.players) if self.everyone else [player] if self.private else []):
+            sv = g.view(s) if s != player else v
+            hand, secrets = (d["hand"][s], d["private"][s]) if self.everyone else (d["hand"], d["private"])
+            for c in sv.hand:
+                hand[c] += 1
             for k, name in enumerate(_PRIVATE):
-                for c in v.private.get(name, ()):
-                    d["private"][k, c] += 1
+                for c in sv.private.get(name, ()):
+                    secrets[k, c] += 1
         for s, text in v.bids:
             a = Action.parse(text)
             d["calls"][s, :] = 0
@@ -130,7 +137,10 @@ class PepperObserver:
     def string_from(self, state, player: int) -> str:
         if self.perfect_recall:
             lines = [f"seat {player}"]
-            lines += [event_text(*e) for e in state.visible_events(player, public_only=not self.private)]
+            if self.everyone:
+                lines += [event_text(*e) for e in state.visible_events_of_all()]
+            else:
+                lines += [event_text(*e) for e in state.visible_events(player, public_only=not self.private)]
             if state.dealing and state.engine is not None:
                 lines.append("dealing")
             return "\n".join(lines)
@@ -140,5 +150,8 @@ class PepperObserver:
         v = state.engine.view(player).to_dict()
         if not self.private:
             v["hand"], v["private"] = [], {}
+        elif self.everyone:
+            views = [state.engine.view(s).to_dict() for s in range(self.players)]
+            v["hand"], v["private"] = [w["hand"] for w in views], [w["private"] for w in views]
         v.pop("legal_actions", None)
         return json.dumps(v, separators=(",", ":"))

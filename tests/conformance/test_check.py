@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_DIR = ROOT / "tests" / "sdk" / "bots"               # raw_bot.py: a bot without the SDK, broken on demand
 MARKING_BOT = Path(__file__).resolve().parent / "bots" / "marking_bot.py"
+SILENT_BOT = Path(__file__).resolve().parent / "bots" / "silent_bot.py"   # the heuristic bot, failing unmarked
 
 PHASES = {"bid", "name-trump", "give-card", "discard", "cede", "play"}
 
@@ -68,12 +69,34 @@ def test_check_passes_for_the_sample_bots(tmp_path, kind):
                                            ("pepper-30", 2), ("pepper-30", 3), ("pepper-30", 4), ("five-handed", 5)]} <= names
     assert PHASES <= set(rep["coverage"]), rep["coverage"]   # the bot was asked every kind of decision
     assert checks_by_name(rep)["policy: decide() chose every answer"]["status"] == "pass"
-    assert "23 checks: 23 passed, 0 failed" in out
+    assert "24 checks: 24 passed, 0 failed" in out
 
 
 def test_check_passes_for_a_bot_written_without_the_sdk(tmp_path):
+    """It answers the first legal action every time: a strategy, which the silent-fallback probe lets pass (saying
+    so), since nothing tells it from one that always fails."""
     code, out, rep = run_check(tmp_path, sys.executable, str(BOTS_DIR / "raw_bot.py"), "ok")
     assert code == 0, out
+    probe = checks_by_name(rep)["policy: no silent fallbacks"]
+    assert probe["notes"] == ["named trump 200 times holding no black card: S 200: always the first legal action, "
+                              "which a strategy may choose; a silent fallback shows as spades now and then among "
+                              "other suits"], probe
+
+
+@pytest.mark.parametrize("rate,passed", [(0.3, False), (0.0, True)])
+def test_a_strategy_that_falls_back_without_saying_so_fails_the_policy_probe(tmp_path, rate, passed):
+    """The heuristic bot answering the first legal action itself on 30% of its decisions (unmarked, as a bot whose
+    client never sets Answer.fallback): the referee counts no fallback, the probe fails it; at 0% it passes."""
+    code, out, rep = run_check(tmp_path, sys.executable, str(SILENT_BOT), "--rate", str(rate),
+                               extra=("--only", "policy", *SLACK), timeout=120)
+    checks = checks_by_name(rep)
+    assert rep["fallbacks"] == 0 and checks["policy: decide() chose every answer"]["status"] == "pass", out
+    probe = checks["policy: no silent fallbacks"]
+    assert (code, probe["status"]) == ((0, "pass") if passed else (1, "fail")), out
+    if not passed:
+        assert probe["reason"].startswith("policy error: the bot named spades, the first legal action, "), out
+    else:
+        assert probe["notes"] == [probe["notes"][0]] and " S " not in probe["notes"][0] + " ", probe["notes"]
 
 
 @pytest.mark.parametrize("mode,reason,extra", [

@@ -19,10 +19,10 @@ def test_the_check_list_has_one_check_per_config_and_edge_case_with_unique_game_
     checks = build_checks()
     names = [c.name for c in checks]
     assert names[:len(CONFIGS)] == [f"play {b} {n}p" for b, n in CONFIGS]
-    assert len(names) == len(set(names)) == 19
+    assert len(names) == len(set(names)) == 20
     ids = [g.game_id for c in checks for g in c.games]
     assert len(ids) == len(set(ids)) and all(i.startswith(("play-", "iowa-", "bid-euchre-", "pepper-30-", "five-handed-",
-                                                             "duplicate-", "game-", "large-")) for i in ids)
+                                                             "duplicate-", "game-", "large-", "policy-")) for i in ids)
     auctions = next(c for c in checks if c.name == "pepper-30: auctions")
     assert [g.game_id for g in auctions.games][1] == "pepper-30-auctions-2-last"
     assert {c.wave for c in checks} == {1, 2}
@@ -103,3 +103,12 @@ def test_a_bot_that_looks_for_its_token_in_the_environment_is_told_where_it_is()
     hint = startup_hint(["Traceback (most recent call last):", "KeyError: 'PEPPER_TOKEN'"], 1)
     assert "PEPPER_TOKEN_FD" in hint and "read it to its end" in hint, hint
     assert "PEPPER_TOKEN_FD" not in startup_hint(["ValueError: bad move"], 1)
+
+
+def test_the_sign_test_of_the_silent_fallback_probe():
+    from conformance.checks import P_SILENT, sign_test
+
+    assert sign_test(0, 0) == 1.0 and sign_test(1, 0) == 0.5 and sign_test(2, 2) == 11 / 16
+    assert sign_test(33, 38) > 0.5              # uniform random play: spades no more often than clubs
+    assert sign_test(14, 0) < P_SILENT < sign_test(13, 0)
+    assert sign_test(44 * 2, 14 * 2) < P_SILENT  # a random strategy falling back on 30% of 200 decisions

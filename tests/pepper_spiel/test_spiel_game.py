@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -11,6 +12,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.observation import make_observation
 
 import pepper_spiel  # noqa: F401  (registers python_pepper)
+from pepper_spiel.game import FIRST_DEALER
 from referee.rules import CARDS
 
 CONFIGS = [("iowa", 4), ("bid-euchre", 4), ("bid-euchre", 6), ("bid-euchre", 8), ("pepper-30", 2), ("pepper-30", 3),
@@ -107,7 +109,7 @@ def test_information_state_is_the_same_for_every_deal_of_the_hidden_cards():
     game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
     a, b = game.new_initial_state(), game.new_initial_state()
     for s in (a, b):
-        s.apply_action(3)   # seat 3 deals: seat 0 receives positions 0, 4, 8...
+        s.apply_action(FIRST_DEALER + 3)   # seat 3 deals: seat 0 receives positions 0, 4, 8...
     deck = list(range(24))
     other = deck[:]
     other[1], other[2] = other[2], other[1]    # positions 1 and 2: seats 1 and 2
@@ -207,3 +209,104 @@ def test_a_resampled_state_deals_the_next_deal_from_its_own_decks_and_actions():
                     redealt += other.engine.deal_number == 2
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert redealt >= 5
+
+
+def _play_out(state, rng):
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+def test_five_handed_one_deal_games_separate_the_bidders_side_from_the_defenders():
+    """The bidder and the called partner score alike, so the engine calls every one-deal game a draw; the returns
+    still say which side won the deal: +1 for the seats with the top score, -1 for the others."""
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed", "deal_cap": 1})
+    rng = np.random.RandomState(11)
+    for _ in range(12):
+        state = _play_out(game.new_initial_state(), rng)
+        o = state.engine.outcome
+        scores = [o.scores[state.engine.table.team_of[s]] for s in range(5)]
+        assert state.returns() == [1.0 if x == max(scores) else -1.0 for x in scores], (scores, state.returns())
+        assert sorted(set(state.returns())) == [-1.0, 1.0], scores   # never all zero: one side scored more
+        assert o.draw   # as the engine has it: the top score is shared
+
+
+def test_a_deal_cap_tie_between_teams_is_still_a_draw():
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+    rng = np.random.RandomState(5)
+    for _ in range(20):
+        state = _play_out(game.new_initial_state(), rng)
+        o = state.engine.outcome
+        if o.draw:
+            assert len(set(o.scores)) == 1 and state.returns() == [0.0] * 4
+        else:
+            assert sorted(state.returns()) == [-1.0, -1.0, 1.0, 1.0]
+
+
+@pytest.mark.slow
+def test_openspiels_checks_on_whole_games_where_docs_research_says_they_finish():
+    """docs/research.md: on whole games random_sim_test finishes only for five-handed, because uniform random play
+    runs the other rulesets to their deal cap (and the test's cost grows with the square of the deals)."""
+    import random
+
+    from referee.rules import Game, get_ruleset
+
+    doc = " ".join((Path(__file__).parents[2] / "docs" / "research.md").read_text().split())
+    assert "On whole games they finish only for five-handed" in doc and "runs to the 200-deal cap" in doc
+    for ruleset, players in [("iowa", 4), ("bid-euchre", 4), ("pepper-30", 4), ("five-handed", 5)]:
+        deals = []
+        for seed in range(8):
+            g, rng = Game(ruleset, players, seed=seed), random.Random(seed)
+            while not g.is_over:
+                g.apply(rng.choice(g.legal_actions()))
+            deals.append(g.deal_number)
+        cap = get_ruleset(ruleset).deal_cap
+        if ruleset == "five-handed":
+            assert max(deals) < 40, deals
+        else:
+            assert cap == 200 and sorted(deals)[len(deals) // 2] == cap, (ruleset, deals)
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed"})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_the_first_dealers_chance_action_is_labelled_as_such_anywhere_in_the_history():
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+    state = game.new_initial_state()
+    first = state.chance_outcomes()[2][0]
+    state.apply_action(first)
+    state = _play_out(state, np.random.RandomState(2))
+    chance = pyspiel.PlayerId.CHANCE
+    assert state.action_to_string(chance, state.history()[0]) == "first dealer 2"
+    assert state.engine.first_dealer == 2
+    labels = [state.action_to_string(chance, pa.action) for pa in state.full_history()[1:] if pa.player == chance]
+    assert labels and all(x.startswith("deal ") for x in labels), labels
+    assert [x.split()[1] for x in labels] == [str(CARDS[c]) for c in state.decks[0][:len(labels)]], labels
+
+
+@pytest.mark.parametrize("perfect_recall", [False, True])
+def test_an_observer_for_all_players_shows_every_seats_cards(perfect_recall):
+    game = pyspiel.load_game("python_pepper", {"ruleset": "five-handed", "deal_cap": 1})
+    state = game.new_initial_state()
+    rng = np.random.RandomState(4)
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    everyone = make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=perfect_recall, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+    mine = make_observation(game, pyspiel.IIGObservationType(
+        perfect_recall=perfect_recall, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    everyone.set_from(state, 0)
+    mine.set_from(state, 0)
+    hands = [state.engine.view(s).hand for s in range(5)]
+    for s, hand in enumerate(hands):
+        assert everyone.dict["hand"][s].sum() == len(hand) == 9
+        assert all(everyone.dict["hand"][s][c] >= 1 for c in hand)
+    assert (everyone.dict["hand"][0] == mine.dict["hand"]).all()
+    text = everyone.string_from(state, 0)
+    for hand in hands:
+        assert all(str(CARDS[c]) in text for c in hand), text
+    assert not any(str(CARDS[c]) in mine.string_from(state, 0) for c in set(hands[1]) - set(hands[0]))

@@ -298,16 +298,49 @@ def test_passes_the_conformance_checker(node, tmp_path):
     assert " 0 failed" in r.stdout, r.stdout[-3000:]
 
 
-def test_the_guides_first_bot_plays(arena, node, tmp_path):
-    """docs/writing-a-bot-node.md: bot.js copied from the page into an empty folder plays every ruleset cleanly."""
-    ref, _, _ = arena
+def _the_guides_bot(tmp_path, broken: bool = False) -> Path:
+    """bot.js as docs/writing-a-bot-node.md gives it, in an empty folder; ``broken``: its decide() throws on 30% of
+    its decisions."""
     doc = (ROOT / "docs" / "writing-a-bot-node.md").read_text()
     code = next(b for b in re.findall(r"```js\n(.*?)```", doc, re.S) if b.startswith("// bot.js"))
-    folder = tmp_path / "my-pepper-bot"
+    if broken:
+        code = code.replace("function decide(request) {",
+                            "function decide(request) {\n  if (Math.random() < 0.3) throw new TypeError('hand is undefined');", 1)
+    folder = tmp_path / ("broken-bot" if broken else "my-pepper-bot")
     folder.mkdir()
     (folder / "bot.js").write_text(code)
     (folder / "proto").symlink_to(ROOT / "proto")                     # the guide copies proto/ in
     (folder / "node_modules").symlink_to(BOT_DIR / "node_modules")    # the guide runs npm install
+    return folder / "bot.js"
+
+
+def test_the_guides_bot_passes_the_checker_and_its_broken_twin_fails_the_policy_checks(node, tmp_path):
+    """The page's sample output is what the checker says of the page's bot; with a strategy that throws on 30%
+    of its decisions, the bot marks its fallbacks and both policy checks fail it."""
+    slack = ("--deadline-ms", "10000", "--time-bank-ms", "30000")
+    r = subprocess.run([sys.executable, "-m", "pepper_cli", "bot", "check", *slack, "--", node,
+                        str(_the_guides_bot(tmp_path))], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout[-5000:] + r.stderr[-2000:]
+    total = re.search(r"^(\d+) checks: \1 passed, 0 failed", r.stdout, re.M)
+    assert total, r.stdout[-3000:]
+    assert f"# {total[1]} checks: {total[1]} passed, 0 failed" in (ROOT / "docs" / "writing-a-bot-node.md").read_text()
+
+    report = tmp_path / "broken.json"
+    r = subprocess.run([sys.executable, "-m", "pepper_cli", "bot", "check", "--report", str(report), *slack,
+                        "--only", "iowa 4p", "--only", "policy", "--", node, str(_the_guides_bot(tmp_path, broken=True))],
+                       cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 1, r.stdout[-5000:]
+    rep = json.loads(report.read_text())
+    failed = {c["name"]: c["reason"] for c in rep["checks"] if c["status"] == "fail"}
+    assert set(failed) == {"policy: decide() chose every answer", "policy: no silent fallbacks"}, r.stdout[-3000:]
+    assert "raised: decide() threw TypeError: hand is undefined" in failed["policy: decide() chose every answer"]
+    assert 0.15 < rep["fallbacks"] / sum(rep["coverage"].values()) < 0.45, rep
+
+
+def test_the_guides_first_bot_plays(arena, node, tmp_path):
+    """docs/writing-a-bot-node.md: bot.js copied from the page into an empty folder plays every ruleset cleanly."""
+    ref, _, _ = arena
+    folder = _the_guides_bot(tmp_path).parent
     env = {**os.environ, "PEPPER_REFEREE": ref.address, "PEPPER_TOKEN": ref.register("guide-bot"),
            "PEPPER_BOT_NAME": "guide-bot"}
     with open(tmp_path / "guide-bot.stderr", "w+") as err:

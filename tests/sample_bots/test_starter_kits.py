@@ -168,3 +168,53 @@ def test_make_skips_a_kit_whose_toolchain_is_missing(tmp_path):
         out = make("-C", "sample_bots/go", "missing", f"GOCODE={fake}").stdout
         assert out.startswith("Go protobuf 1.3 is installed") and "golang-github-golang-protobuf-1-5-dev" in out, out
 
+
+
+def test_make_kits_says_where_and_the_documented_registration_makes_each_rebuild_a_new_version(built, tmp_path):
+    """`make kits` prints each binary's path; registered as docs/bots-in-any-language.md and the kit's README say,
+    the binary is one of the version's files, so a rebuild that changes it is a new version."""
+    import shlex
+
+    from arena.registry import default_files, files_digest
+
+    kits = {kit: need(built, kit) for kit in KITS}
+    r = make("kits")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for kit, binary in kits.items():
+        assert f"built {binary.relative_to(ROOT)}" in r.stdout.splitlines(), r.stdout
+        for doc in (ROOT / "docs" / "bots-in-any-language.md", ROOT / "sample_bots" / kit / "README.md"):
+            text = doc.read_text().replace("\n", " ")
+            m = re.search(rf'pepper bot register {kit} --command "\$PWD/([^"]+)" --cwd (\S+?)`?(?:\s|$)', text)
+            if m is None and kit == "cpp" and doc.name == "bots-in-any-language.md":
+                continue   # the guide shows the Go kit's commands only
+            assert m, f"{doc}: no registration command for {kit}"
+            command, cwd = str(ROOT / m[1]), str(ROOT / m[2])
+            assert Path(command) == binary, (doc, command)
+            files = default_files(shlex.quote(command), cwd)
+            assert files, f"{doc}: the binary is not under --cwd {m[2]}: a rebuild would not be a new version"
+            copy = tmp_path / kit / doc.name
+            shutil.copytree(cwd, copy)
+            before = files_digest(files, str(copy))
+            with open(copy / files[0], "ab") as f:   # a rebuild that changes the binary
+                f.write(b"\0")
+            assert files_digest(files, str(copy)) != before
+
+
+def test_the_guides_minimal_cpp_loop_builds_as_printed_and_exits_on_sigterm(built, tmp_path):
+    """docs/bots-in-any-language.md, "The minimal loop": minimal.cc copied from the page, built with the page's
+    command against the C++ kit's generated code, plays and exits 0 on SIGTERM (TryCancel ends its Read)."""
+    need(built, "cpp")
+    doc = (ROOT / "docs" / "bots-in-any-language.md").read_text()
+    code = next(b for b in re.findall(r"```cpp\n(.*?)```", doc, re.S) if b.startswith("// minimal.cc"))
+    build = next(b for b in re.findall(r"```sh\n(.*?)```", doc, re.S) if b.startswith("g++ ") and "minimal.cc" in b)
+    (tmp_path / "minimal.cc").write_text(code)
+    compile_cmd = build.split("\npepper bot check")[0].replace("build/kits/", f"{ROOT}/build/kits/")
+    r = subprocess.run(["bash", "-c", compile_cmd], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = tmp_path / "check.json"
+    r = subprocess.run([sys.executable, "-m", "pepper_cli", "bot", "check", "--report", str(report), *SLACK,
+                        "--only", "play iowa 4p", "--only", "policy", "--", str(tmp_path / "minimal")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout[-3000:]
+    checks = {c["name"]: c for c in json.loads(report.read_text())["checks"]}
+    assert checks["shutdown"]["status"] == "pass" and "(code 0)" in checks["shutdown"]["reason"], checks["shutdown"]
