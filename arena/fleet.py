@@ -101,8 +101,7 @@ class Fleet:
             self.addresses = [self.cfg.referee]
             return
         socket = self._sandbox.socket if self._sandbox else None
-        # shard 0 where --listen says, the others on the same host's free ports
-        for i in range(shards):
+        for i in range(shards):   # shard 0 where --listen says, the others on the same host's free ports
             self._refs.append(RefereeProcess(log_dir, token, self.cfg.listen if i == 0 else any_port(self.cfg.listen),
                                              unix_socket=socket, shard=i))
         self.addresses = [r.address for r in self._refs]
@@ -110,8 +109,7 @@ class Fleet:
     async def _register(self, bots: list[Bot], need: dict[str, int], log_dir: Path) -> None:
         for b in bots:
             # The referee gets a token's digest, never the token: a remote bot's as stored, and for a command
-            # bot a fresh token of this run's for each of its identities (arena.twins), which only the processes
-            # of that identity are given.
+            # bot a fresh token of this run's for each of its identities (arena.twins), given to its processes only.
             ids = self.seating.identities(b.name)
             tokens = {n: new_token() for n in ids} if b.kind is BotKind.COMMAND else {}
             # A command bot holds no more connections than the processes started for it on a shard: a second holder
@@ -120,9 +118,9 @@ class Fleet:
             for n in ids:
                 digest = token_sha256(tokens[n]) if tokens else b.token_sha256
                 for shard in self.shards:  # the same token on every shard
-                    # A sandboxed bot gets a socket of its own for each identity (arena.sandbox.BotSandbox.register).
-                    req = control_pb2.RegisterBotRequest(name=n, token_sha256=bytes.fromhex(digest), max_connections=cap,
-                                                         own_socket=bool(tokens and self._sandbox and shard.index == 0))
+                    req = control_pb2.RegisterBotRequest(   # sandboxed: a socket per identity (BotSandbox.register)
+                        name=n, token_sha256=bytes.fromhex(digest), max_connections=cap,
+                        own_socket=bool(tokens and self._sandbox and shard.index == 0))
                     answer = await shard.stub.RegisterBot(req, metadata=self.md)
                     if self._sandbox:
                         self._sandbox.register(req, answer, shard.address)
@@ -171,8 +169,7 @@ class Fleet:
         have: dict[str, int] | None = None
         for s in self.shards:
             info = await s.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
-            # A stuck bot's connections (suspect: timed out, silent since) take no new game: it is short of them, and
-            # waited for and withdrawn as a bot that is down, never the run ended for it.
+            # A stuck bot's (suspect) connections take no new game: it is short, never the run ended for it.
             by_id = {b.name: b.connections - b.suspect_connections for b in info.bots}
             got = {n: min(by_id.get(i, 0) for i in self.seating.identities(n)) for n in self.entrants}
             have = got if have is None else {n: min(c, got.get(n, 0)) for n, c in have.items()}
@@ -328,8 +325,7 @@ class Fleet:
         while True:
             self.entered(seats)
             info = await shard.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
-            # A stuck bot's connections (suspect: timed out, silent since) take no new game: it is short of them, and
-            # waited for and withdrawn as a bot that is down, never the run ended for it.
+            # A stuck bot's (suspect) connections take no new game: it is short, never the run ended for it.
             by_id = {b.name: b.connections - b.suspect_connections for b in info.bots}
             have = {n: by_id.get(self.seating.identity(n, lane), 0) for n in set(seats)}
             short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))

@@ -29,6 +29,12 @@ def lane_prefix(lane: int) -> str:
     return f"_r{lane}."
 
 
+def bot_of(identity: str) -> str:
+    """The bot an identity on the referee stands for: ``_r1.heuristic`` is ``heuristic`` (what a person is shown)."""
+    head, dot, rest = identity.partition(".")
+    return rest if dot and head[:2] == "_r" and head[2:].isdigit() else identity
+
+
 @dataclass(frozen=True)
 class Seating:
     """How one run seats its bots on the referee: ``lanes`` identities for each bot of ``apart`` (the bots the arena
@@ -80,4 +86,4 @@ class Seating:
         return sorted(b for b in self.apart if len(self.identity(b, self.lanes - 1)) > REFEREE_NAME_MAX)
 
 
-__all__ = ["REFEREE_NAME_MAX", "Seating", "lane_prefix"]
+__all__ = ["REFEREE_NAME_MAX", "Seating", "bot_of", "lane_prefix"]

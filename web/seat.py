@@ -20,6 +20,8 @@ import time
 
 from pepper_bot import Bot
 
+from arena.twins import bot_of
+
 KEEP_GAMES = 20   # finished games the play page lists
 
 
@@ -46,7 +48,7 @@ class HumanSeat(Bot):
             self._games[info["game_id"]] = {
                 "game_id": info["game_id"], "seat": info["seat"], "players": info["players"], "ruleset": rs["name"],
                 "family": rs["family"], "target_score": rs["target_score"], "hand_size": rs["hand_size"],
-                "table": [{"seat": t["seat"], "name": t["bot_name"], "team": t["team"]} for t in info["table"]],
+                "table": [{"seat": t["seat"], "name": bot_of(t["bot_name"]), "team": t["team"]} for t in info["table"]],
                 "deals": [], "trick": [], "last_trick": None, "tricks_done": 0, "result": None}
             while len(self._games) > KEEP_GAMES:
                 self._games.pop(next(iter(self._games)))

@@ -49,7 +49,7 @@ def test_until_confident_stops_on_equal_bots_at_most_at_the_nominal_rate_over_it
     bases = adaptive_bases(1200, 2)
     assert len(bases) == adaptive_looks(1200, 2) > 20
     rng = random.Random(7)
-    runs, stopped, naive = 200, 0, 0
+    runs, stopped, naive = 120, 0, 0
     for _ in range(runs):
         blocks = [rng.choice((WON, LOST, SPLIT, SPLIT)) for _ in range(bases[-1] // 2)]
         looks = [head_to_head("A", "B", blocks[:basis // 2]) for basis in bases]

@@ -46,7 +46,7 @@ def test_hostile_bots_beside_honest_ones_in_one_run_leave_the_honest_without_a_f
     bots = [*HONEST, *hostile, "twin"]
     games = len(bots) * (len(bots) - 1)   # a block of two games for every pair: each honest bot meets every other
     cfg = RunConfig(ruleset=str(tmp_path / "heads-up.toml"), players=2, games=games, seed=5, bots=bots, db=str(db),
-                    log_dir=str(tmp_path / "logs"), sandbox="docker", listen=f"127.0.0.1:{port}", bot_down_s=20)
+                    log_dir=str(tmp_path / "logs"), sandbox="docker", listen=f"127.0.0.1:{port}", bot_down_s=10)
     t0 = time.monotonic()
     _, prog = run(cfg, notify=lambda m: None)
     took = time.monotonic() - t0
@@ -57,7 +57,8 @@ def test_hostile_bots_beside_honest_ones_in_one_run_leave_the_honest_without_a_f
     # The honest bots: no fault in any game, no crash; they met every hostile bot still entered when they were paired.
     assert [(b, f) for b, _, f in honest] == [("heuristic", 0), ("random", 0)], (honest, prog)
     assert not query(db, "SELECT bot FROM crashes WHERE bot IN ('random', 'heuristic')")
-    assert {"tcp", "snoop", "write", "spin", "fork", "silent", "heuristic"} <= met, met
+    # (spin and fork, stuck, may be withdrawn before the schedule pairs them with random: they time out below.)
+    assert {"tcp", "snoop", "write", "silent", "heuristic"} <= met, met
     # The hostile bots got nothing: no route out, nothing read or written, spinning and forking timed out, the
     # crashing ones withdrawn or replayed, the flooder refused on its own socket. (A stuck bot, which the referee seats
     # no new game on, is waited for as a bot that is down, and withdrawn after --bot-down-s: the run goes on.)

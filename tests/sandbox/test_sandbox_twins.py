@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.usefixtures("images"), pytest.mark.xdist_group("sandbo
 
 
 def sandboxed(tmp_path: Path, **kw) -> tuple[int, int, list[str], list[tuple]]:
-    """40 games of the memory bot against random in containers: (twins recognized, games ended, the names its
+    """16 games of the memory bot against random in containers: (twins recognized, games ended, the names its
     containers connected as, stored seat rows)."""
     (tmp_path / "short.toml").write_text(SHORT)
     db = tmp_path / "arena.db"
@@ -30,10 +30,10 @@ def sandboxed(tmp_path: Path, **kw) -> tuple[int, int, list[str], list[tuple]]:
     st.add_bot("memory", BotKind.COMMAND, command="{python} memory_bot.py", cwd=str(ARENA_TESTS),
                files=["memory_bot.py"])
     st.close()
-    cfg = RunConfig(ruleset=str(tmp_path / "short.toml"), games=40, seed=3, bots=["memory", "random"], db=str(db),
+    cfg = RunConfig(ruleset=str(tmp_path / "short.toml"), games=16, seed=3, bots=["memory", "random"], db=str(db),
                     log_dir=str(tmp_path / "logs"), sandbox="docker", **kw)
     _, progress = run(cfg, notify=lambda m: None)
-    assert progress.done == 40 and progress.crashes == 0
+    assert progress.done == 16 and progress.crashes == 0
     log = (tmp_path / "logs" / "bot-memory.log").read_text()
     with sqlite3.connect(db) as c:
         seats = c.execute("SELECT bot, COUNT(*) FROM game_seats GROUP BY bot ORDER BY bot").fetchall()
@@ -43,11 +43,11 @@ def sandboxed(tmp_path: Path, **kw) -> tuple[int, int, list[str], list[tuple]]:
 
 def test_a_sandboxed_bot_with_memory_never_meets_a_twin(tmp_path, docker_client):
     twins, ended, names, seats = sandboxed(tmp_path)
-    assert (twins, ended) == (0, 80), (twins, ended)
+    assert (twins, ended) == (0, 32), (twins, ended)
     assert names == ["_r0.memory"] * 2 + ["_r1.memory"] * 2   # four containers, two per rotation
-    assert seats == [("memory", 80), ("random", 80)]
+    assert seats == [("memory", 32), ("random", 32)]
 
 
 def test_with_twins_shared_its_containers_meet_the_decks_they_played(tmp_path, docker_client):
     twins, ended, names, _ = sandboxed(tmp_path, twins="shared")
-    assert ended == 80 and twins > 0 and names == ["memory"] * 2
+    assert ended == 32 and twins > 0 and names == ["memory"] * 2
