@@ -294,14 +294,10 @@ class AdaptivePlanner(Entrants):
         rated = ctx.store.ratings_after(ctx.pool, run_id, basis, ctx.versions)
         ratings = {n: rated.get(n, Rating()) for n in self.entrants}
         done = {g.match for g in planned[:basis]} - ({planned[basis].match} if basis < len(planned) else set())
-        rows = ctx.store.blocks(ctx.pool)
-        shared = stats.partnered(rows)
         blocks: dict[tuple[str, str], list[Block]] = {}
-        for b in rows:
+        for b in stats.solo_rows(ctx.store.blocks(ctx.pool)):
             if (b.games == b.planned and (b.run_id != run_id or b.match in done)
-                    and ctx.version(b.bot) == b.version and ctx.version(b.opponent) == b.opponent_version
-                    and not {(b.run_id, b.match, (b.bot, b.version)),
-                             (b.run_id, b.match, (b.opponent, b.opponent_version))} & shared):
+                    and ctx.version(b.bot) == b.version and ctx.version(b.opponent) == b.opponent_version):
                 blocks.setdefault((b.bot, b.opponent), []).append(Block(b.games, b.score, b.score_sq, b.margin, b.margin_sq))
         order = sorted(self.entrants, key=lambda n: -ratings[n].conservative)
         level = self.level()

@@ -225,14 +225,19 @@ def blocks_by_pair(store: Store, pool: str, *, solo: bool = False,
     those where neither side shared its team with another side (:func:`partnered`); ``as_of``: only those whose
     every game was rated by that point of the rating history (:meth:`Store.as_of`)."""
     rows = store.blocks(pool, as_of=as_of)
-    shared = partnered(rows) if solo else set()
     out: dict[tuple[Side, Side], list[Block]] = {}
-    for b in rows:
-        if b.complete and not {(b.run_id, b.match, (b.bot, b.version)),
-                               (b.run_id, b.match, (b.opponent, b.opponent_version))} & shared:
+    for b in solo_rows(rows) if solo else rows:
+        if b.complete:
             out.setdefault(((b.bot, b.version), (b.opponent, b.opponent_version)), []).append(
                 Block(b.games, b.score, b.score_sq, b.margin, b.margin_sq))
     return out
+
+
+def solo_rows(rows: list[BlockRow]) -> list[BlockRow]:
+    """The block rows of ``rows`` in which neither side shared its team with another side (:func:`partnered`)."""
+    shared = partnered(rows)
+    return [b for b in rows if not {(b.run_id, b.match, (b.bot, b.version)),
+                                    (b.run_id, b.match, (b.opponent, b.opponent_version))} & shared]
 
 
 def partnered(rows: Iterable[BlockRow]) -> set[tuple[int, int, Side]]:
@@ -306,4 +311,4 @@ def cross_table(store: Store, pool: str, rows: list[Row], as_of: int | None = No
 
 __all__ = ["BEATS_CAPTION", "COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "REMOTE_CAPTION", "WIDE", "Column", "CrossTable",
            "Row", "blocks_by_pair", "cross_table", "field_scores", "head_to_heads", "label", "partnered", "remote_marked",
-           "separate", "separation", "table"]
+           "separate", "separation", "solo_rows", "table"]

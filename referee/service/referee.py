@@ -137,9 +137,12 @@ class Referee:
 
     def bots(self) -> list:
         now = asyncio.get_running_loop().time()
-        return [wire.messages.bot_info(n, len(conns), sum(len(c.seats) for c in conns),
-                                       sum(1 for c in conns if self._suspect(c, now)))
-                for n in sorted(self.tokens) for conns in (self.conns.get(n, ()),)]
+        out = []
+        for n in sorted(self.tokens):
+            conns = self.conns.get(n, ())
+            out.append(wire.messages.bot_info(n, len(conns), sum(len(c.seats) for c in conns),
+                                              sum(1 for c in conns if self._suspect(c, now))))
+        return out
 
     # -- answers ----------------------------------------------------------
     def on_message(self, conn: Connection, msg) -> None:
