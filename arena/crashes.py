@@ -22,6 +22,11 @@ MAX_CRASHES = 5
 # A disconnect is put down to a process death the arena noticed from this long before the game was created
 # (the referee may seat a connection whose process just died) to this long after the game ended.
 CRASH_GRACE_S = 2.0
+# A launched bot whose every connection (of the identity a game needs, on its shard) timed out and has answered
+# nothing since for this long is stuck (spinning, deadlocked, stopped): its processes are killed and restarted, one
+# crash each, rather than left to hold the bot's games for the referee's keepalive window (30 s by default) again
+# and again. A bot that is only slow answers its next request once it is done thinking.
+STUCK_S = 5.0
 # A crash is stored once the games in flight on its process have come back (they end within milliseconds of it).
 CRASH_SETTLE_S = 3.0
 
@@ -65,8 +70,10 @@ def record_crashes(procs: Iterable[BotProcesses], record: Callable[[Crash], None
                 count = (f"crash {costly.index(c) + 1} with games in flight, of the {MAX_CRASHES} a bot may have in "
                          "a run" if c in costly else "no game in flight on it: not counted")
                 lost = f", {c.games_forfeited} lost (replayed {MAX_REPLAYS} times already)" if c.games_forfeited else ""
-                notify(f"bot {c.bot!r}: a process crashed (exit code {c.exit_code}, {count}); {c.games_replayed} "
+                what = (f"a stuck process was killed and restarted (it answered nothing for {STUCK_S:.0f}s after a "
+                        "request timed out" if c.stuck else f"a process crashed (exit code {c.exit_code}")
+                notify(f"bot {c.bot!r}: {what}, {count}); {c.games_replayed} "
                        f"game(s) in flight on it replayed from their start{lost}; its log: {p.log_path}")
 
 
-__all__ = ["CRASH_GRACE_S", "CRASH_SETTLE_S", "MAX_CRASHES", "MAX_REPLAYS", "crash_of", "record_crashes", "replay_seed"]
+__all__ = ["CRASH_GRACE_S", "CRASH_SETTLE_S", "MAX_CRASHES", "MAX_REPLAYS", "STUCK_S", "crash_of", "record_crashes", "replay_seed"]

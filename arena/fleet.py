@@ -20,18 +20,15 @@ from referee.rules import Ruleset
 
 from . import schedule
 from .config import RunConfig
-from .crashes import MAX_CRASHES, MAX_REPLAYS, crash_of, replay_seed
+from .crashes import MAX_CRASHES, MAX_REPLAYS, STUCK_S, crash_of, replay_seed
 from .errors import ArenaError
 from .processes import BotProcesses, BotStartError, RefereeProcess, Shard, any_port
 from .sandbox import BotSandbox
 from .store import Bot, BotKind, new_token, token_sha256
 from .twins import Seating
+from .waits import Waits, remote_hint
 
-# CreateGame calls in flight at once, whatever --concurrency says. A gRPC server queues the calls that arrive
-# faster than it takes them up (the Python server takes one at a time, between the referee's other work), and
-# past about 1,000 queued calls it cancels new ones at random: the caller gets CANCELLED with no details. So
-# games are created through this window; each game's WaitGame follows its CreateGame, paced by it.
-CREATE_WINDOW = 100
+
 class Withdrawn(Exception):
     """A game's bot was withdrawn from the run: the game is not played (it stays pending)."""
 
@@ -57,11 +54,9 @@ class Fleet:
         self.withdrawn: dict[str, str] = {}           # bot -> why it was withdrawn from this run
         self.shards: list[Shard] = []                 # the run's referees (one unless --shards)
         self.md: tuple = ()
-        # (shard, bot or "" for the referee) -> when its games on that shard began to wait
-        self._down_since: dict[tuple[int, str], float] = {}
-        self._told: set[tuple[int, str]] = set()
-        self._wait_lock = asyncio.Lock()
-        self._create_window = asyncio.Semaphore(CREATE_WINDOW)
+        self.waits = Waits(self)                      # what games wait for: bots short of connections, a referee
+        self._stuck_since: dict[tuple[int, str], float] = {}   # (shard, identity): all its connections suspect
+        self._watcher: asyncio.Task | None = None
         self._refs: list[RefereeProcess] = []
         self._channels: list[grpc.aio.Channel] = []
         self._sandbox: BotSandbox | None = None
@@ -94,6 +89,8 @@ class Fleet:
                         f"to connect to {self.addresses[0]} (PEPPER_REFEREE, with the token from `pepper bot token "
                         "NAME`; a connection holds one seat of a game, so a bot needs a connection for each seat it takes)")
         await self._await_connections(bots, need, timeout=600.0 if remote else 60.0)
+        if self.procs:
+            self._watcher = asyncio.create_task(self._watch_stuck())
 
     def _start_referees(self, log_dir: Path, token: str, shards: int) -> None:
         self._sandbox = BotSandbox() if self.cfg.sandbox == "docker" else None   # reaps what a killed run left
@@ -146,6 +143,8 @@ class Fleet:
                             runtime={n: self._sandbox.runtime(bot, n) for n in token}, python=self._sandbox.python)
 
     async def stop(self) -> None:
+        if self._watcher:
+            self._watcher.cancel()
         for p in self.launched.values():
             p.stop()
         for ch in self._channels:
@@ -192,7 +191,7 @@ class Fleet:
             if time.time() > deadline:
                 for n in sorted(want - connected):
                     self.withdraw(n, f"did not connect within {timeout:.0f}s ({have.get(n, 0)} of {need.get(n, 1)} "
-                                     "connections)" + ("" if n in self.procs else _remote_hint(n, need.get(n, 1))))
+                                     "connections)" + ("" if n in self.procs else remote_hint(n, need.get(n, 1))))
                 return
             await asyncio.sleep(0.1)
 
@@ -211,6 +210,29 @@ class Fleet:
                 self.tend(p)
 
     # -- withdrawing a broken entrant ----------------------------------------------------------------
+    async def _watch_stuck(self) -> None:
+        """Kill, to be restarted, a launched bot's processes whose every connection (of one identity on a shard) has
+        timed out and answered nothing since for STUCK_S (a spinning, deadlocked or stopped process): its games in
+        flight would play out at a timeout per decision, and new games would wait out the referee's keepalive window.
+        Each kill is a crash (:attr:`~arena.processes.Crash.stuck`); a remote bot is only waited for."""
+        while True:
+            await asyncio.sleep(1.0)
+            for shard in self.shards:
+                try:
+                    info = await shard.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
+                except grpc.aio.AioRpcError:   # a referee stopping: the games' own calls report it
+                    continue
+                stuck = {b.name for b in info.bots if b.connections and b.suspect_connections == b.connections}
+                for n, p in list(self.procs.items()):
+                    for lane, ident in enumerate(self.seating.identities(n)):
+                        key = (shard.index, ident)
+                        if ident not in stuck:
+                            self._stuck_since.pop(key, None)
+                        elif time.monotonic() - self._stuck_since.setdefault(key, time.monotonic()) > STUCK_S:
+                            del self._stuck_since[key]
+                            if p.kill_stuck(shard.index, lane % p.lanes):   # announced with the crashes
+                                self.tend(p)
+
     def withdraw(self, name: str, why: str, log: Path | None = None) -> None:
         """Take ``name`` out of the run (``why`` follows "bot NAME"): stop its processes, say why and where its
         log is; its games that have not begun are not played. ArenaError when the bots left cannot fill a game
@@ -220,7 +242,7 @@ class Fleet:
             p.stop()
             log = p.log_path
         self.withdrawn[name] = why
-        self._back(name)   # on every shard
+        self.waits.back(name)   # on every shard
         for hear in self.on_withdraw:
             hear(name)
         where = f"; last lines of its log, {log}:\n{p.tail()}" if p else f"; its log: {log}" if log else ""
@@ -278,7 +300,7 @@ class Fleet:
                 req = request(played, attempt)
                 del req.seats[:]
                 req.seats.extend(self.seating.seat(seats))   # the bots' identities of its lane
-                game_id = await self._create(shard, req, seats, lane)
+                game_id = await self.waits.create(shard, req, seats, lane)
                 created = time.monotonic()
                 wait = control_pb2.WaitGameRequest(game_id=game_id)
                 res = (await shard.stub.WaitGame(wait, metadata=self.md)).result
@@ -295,96 +317,6 @@ class Fleet:
             attempt += 1
             played = replay_seed(seed, attempt)
 
-    async def _create(self, shard: Shard, req: control_pb2.CreateGameRequest, seats: list[str], lane: int) -> str:
-        """CreateGame on ``shard``; while its referee answers UNAVAILABLE (a bot without the live connections the
-        game needs: its process restarting, a remote bot reconnecting), restart and wait, then try again."""
-        while True:
-            self.entered(seats)
-            try:
-                async with self._create_window:
-                    created = await shard.stub.CreateGame(req, metadata=self.md)
-            except grpc.aio.AioRpcError as e:
-                if e.code() != grpc.StatusCode.UNAVAILABLE:
-                    raise
-                detail = e.details()
-            else:
-                for n in ("", *set(seats)):
-                    self._back(n, shard.index)
-                shard.created += 1
-                return created.game_id
-            # One task waits at a time; the others then find the bots back and retry at once.
-            async with self._wait_lock:
-                await self._wait_for(shard, seats, lane, detail)
-
-    async def _wait_for(self, shard: Shard, seats: list[str], lane: int, detail: str) -> None:
-        """Until every bot of ``seats`` has as many live connections on ``shard`` (under its identity of ``lane``) as
-        it takes seats (restarting its processes meanwhile); a bot that stays short for longer than its limit, or
-        keeps crashing, is withdrawn (Withdrawn). A refusal that is not about connections (the referee draining) is
-        retried under the key ``""``, and ends the run (ArenaError) after its limit."""
-        delay = 0.05
-        while True:
-            self.entered(seats)
-            info = await shard.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
-            # A stuck bot's (suspect) connections take no new game: it is short, never the run ended for it.
-            by_id = {b.name: b.connections - b.suspect_connections for b in info.bots}
-            have = {n: by_id.get(self.seating.identity(n, lane), 0) for n in set(seats)}
-            short = sorted(n for n in set(seats) if have.get(n, 0) < seats.count(n))
-            for n in set(seats) - set(short):
-                self._back(n, shard.index)
-            if not short:
-                await self._referee_refused(shard, detail)
-                return  # CreateGame again
-            for n in short:
-                self._short(shard, n, seats.count(n), have.get(n, 0))
-                self.entered(seats)
-            await asyncio.sleep(delay)
-            delay = min(1.0, delay * 2)
-
-    async def _referee_refused(self, shard: Shard, detail: str) -> None:
-        now = time.monotonic()
-        again = (shard.index, "") in self._down_since
-        since = self._down_since.setdefault((shard.index, ""), now)
-        if now - since > self.cfg.bot_down_s:
-            raise ArenaError(f"the referee{self._where(shard)} refused new games for {now - since:.0f}s: UNAVAILABLE: "
-                             f"{detail}; run the same command again to resume the run")
-        if again:
-            if now - since > 5 and (shard.index, "") not in self._told:
-                self._told.add((shard.index, ""))
-                self.notify(f"the referee{self._where(shard)} refuses new games ({detail}); retrying")
-            await asyncio.sleep(0.2)
-
-    def _short(self, shard: Shard, n: str, need: int, have: int) -> None:
-        """Bot ``n`` has ``have`` of the ``need`` connections a game on ``shard`` waits for."""
-        now = time.monotonic()
-        since = self._down_since.setdefault((shard.index, n), now)
-        limit = self.cfg.remote_down_s if n in self.remote else self.cfg.bot_down_s
-        if now - since > limit:
-            self.withdraw(n, self._down_message(n, need, have, now - since))
-        if now - since > 5 and (shard.index, n) not in self._told:
-            self._told.add((shard.index, n))
-            self.notify(f"waiting for bot {n!r} to get its connections{self._where(shard)} back "
-                        f"({have} of {need}); its games wait")
-        if n in self.procs:
-            self.tend(self.procs[n])
-
-    def _where(self, shard: Shard) -> str:
-        return f" at {shard.address}" if len(self.shards) > 1 else ""
-
-    def _back(self, name: str, shard: int | None = None) -> None:
-        """``name`` (a bot, or "" for the referee) is no longer keeping games waiting on ``shard`` (None: on any)."""
-        if not self._down_since and not self._told:  # the usual case, at every game created
-            return
-        for key in [k for k in self._down_since if k[1] == name and shard in (None, k[0])]:
-            del self._down_since[key]
-        self._told -= {k for k in self._told if k[1] == name and shard in (None, k[0])}
-
-    def _down_message(self, name: str, need: int, have: int, waited: float) -> str:
-        head = f"has had {have} of the {need} live connection(s) a game needs for {waited:.0f}s"
-        if name in self.procs:
-            return f"{head}, although its processes were restarted {self.procs[name].restarts} time(s) in this run"
-        return head + _remote_hint(name, need)
-
-
 def seating_of(cfg: RunConfig, ruleset: Ruleset, players: int, bots: list[Bot]) -> Seating:
     """The run's :class:`~arena.twins.Seating`: the bots the arena launches play the games of a duplicate block
     under an identity (and processes) per rotation, unless ``--twins shared``."""
@@ -392,9 +324,4 @@ def seating_of(cfg: RunConfig, ruleset: Ruleset, players: int, bots: list[Bot]) 
                       [b.name for b in bots if b.kind is BotKind.COMMAND])
 
 
-def _remote_hint(name: str, need: int) -> str:
-    return (f"; its owner starts it, {need} process(es) with PEPPER_REFEREE, PEPPER_BOT_NAME and the token "
-            f"`pepper bot token {name}`")
-
-
-__all__ = ["CREATE_WINDOW", "Fleet", "Withdrawn"]
+__all__ = ["Fleet", "Withdrawn"]

@@ -125,6 +125,7 @@ class Crash:
     games_replayed: int = 0
     games_forfeited: int = 0   # games lost to it that had been replayed MAX_REPLAYS times already: their forfeit stands
     recorded: bool = False     # stored (Store.record_crash)
+    stuck: bool = False        # killed by the arena: it had answered nothing since a request timed out (kill_stuck)
 
     @property
     def cost_games(self) -> bool:
@@ -179,6 +180,7 @@ class BotProcesses:
             raise
         # Per supervisor and slot: the process last found dead (each counted once).
         self._dead: list[list[Handle | None]] = [[None] * slots for _ in self.sups]
+        self._killed: set[Handle] = set()      # processes the arena killed as stuck (kill_stuck), until noticed dead
 
     @staticmethod
     def slots_per_shard(bot: Bot, shards: int, at_least: int = 1, lanes: int = 1) -> int:
@@ -201,7 +203,9 @@ class BotProcesses:
                 code = h.poll()
                 if code is not None and self._dead[i][slot] is not h:
                     self._dead[i][slot] = h
-                    new.append(Crash(self.bot.name, code, time.monotonic(), *divmod(i, self.lanes)))
+                    new.append(Crash(self.bot.name, code, time.monotonic(), *divmod(i, self.lanes),
+                                     stuck=h in self._killed))
+                    self._killed.discard(h)
         self.crashes += new
         return new
 
@@ -215,6 +219,17 @@ class BotProcesses:
         self.notice_crashes()
         with _explained(self.bot, self.log_path):
             return sum(sup.check() for sup in self.sups)
+
+    def kill_stuck(self, shard: int, lane: int) -> int:
+        """Kill (SIGKILL) the live processes of ``lane`` on ``shard``, found stuck: each of their connections timed out
+        and has answered nothing since. Their deaths are crashes (:attr:`Crash.stuck`), restarted as any other by
+        :meth:`check`. Returns how many were killed."""
+        sup = self.sups[shard * self.lanes + lane]
+        live = [h for h in sup.handles if h.poll() is None]
+        for h in live:
+            self._killed.add(h)
+            h.kill()
+        return len(live)
 
     def keeps_crashing(self) -> bool:
         """One of its processes has died soon after its start RESTART_BUDGET times in a row."""

@@ -1,8 +1,8 @@
 """Every hostile bot of the sandbox's tests in one `--sandbox docker` run beside the honest sample bots: the honest
 bots finish it without a fault and without a crash, whatever the others do (reach the network, snoop, write,
 run out of memory, exit, flood their socket with streams that never say Hello, remember their twins: a block's
-games are played by containers apart, so the one that remembers never meets a deal it played). The spinning and
-fork-bombing bots, which hold their seats until every deadline, have their own run in test_sandbox_arena.py."""
+games are played by containers apart, so the one that remembers never meets a deal it played; spin, or fork-bomb:
+stuck, their containers are killed and restarted, and withdrawn once they have crashed too often)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,10 @@ def test_hostile_bots_beside_honest_ones_in_one_run_leave_the_honest_without_a_f
         "memory": {"PEPPER_HOSTILE": "memory"},
         "exit": {"PEPPER_HOSTILE": "exit"},
         "silent": {"PEPPER_HOSTILE": "silent", "PEPPER_HOSTILE_AS": "random"},
+        "spin": {"PEPPER_HOSTILE": "spin"},
+        "fork": {"PEPPER_HOSTILE": "fork"},
     }
-    db, _ = setup(tmp_path, hostile, limits={"memory": {"memory_mb": 128}})
+    db, _ = setup(tmp_path, hostile, limits={"memory": {"memory_mb": 128}, "fork": {"pids": 32}})
     st = Store(str(db))   # and a bot that remembers every game, to recognize a block's twin
     st.add_bot("twin", BotKind.COMMAND, command="{python} memory_bot.py", cwd=str(ARENA_TESTS), files=["memory_bot.py"])
     st.close()
@@ -41,7 +43,8 @@ def test_hostile_bots_beside_honest_ones_in_one_run_leave_the_honest_without_a_f
     bots = [*HONEST, *hostile, "twin"]
     games = len(bots) * (len(bots) - 1)   # a block of two games for every pair: each honest bot meets every other
     cfg = RunConfig(ruleset=str(tmp_path / "heads-up.toml"), players=2, games=games, seed=5, bots=bots, db=str(db),
-                    log_dir=str(tmp_path / "logs"), sandbox="docker", listen=f"127.0.0.1:{port}")
+                    log_dir=str(tmp_path / "logs"), sandbox="docker", listen=f"127.0.0.1:{port}",
+                    deadline_ms=1000, time_bank_ms=3000)   # the stuck bots' games: a few seconds, not 12 s
     t0 = time.monotonic()
     _, prog = run(cfg, notify=lambda m: None)
     took = time.monotonic() - t0
@@ -59,6 +62,12 @@ def test_hostile_bots_beside_honest_ones_in_one_run_leave_the_honest_without_a_f
     assert "write /etc/passwd -> blocked" in log(tmp_path, "write")
     crashes = dict(query(db, "SELECT bot, GROUP_CONCAT(DISTINCT exit_code) FROM crashes GROUP BY bot"))
     assert (crashes["memory"], crashes["exit"]) == ("137", "3") and set(crashes) <= set(hostile), crashes
+    # Spinning and forking: stuck after a timeout, their containers killed and restarted (exit code -9 or, for a
+    # container's kill, 137), within their CPU and process limits.
+    for bot in ("spin", "fork"):
+        assert crashes.get(bot) and set(crashes[bot].split(",")) <= {"-9", "137"}, crashes
+        assert query(db, "SELECT SUM(timeout) FROM game_seats WHERE bot = ?", bot)[0][0] > 0
+    assert "hostile: fork bomb" in log(tmp_path, "fork") and "hostile: spinning" in log(tmp_path, "spin")
     assert re.search(r"ended \{.*'RESOURCE_EXHAUSTED'", log(tmp_path, "silent"))
     twin = log(tmp_path, "twin")
     assert "memory: new deal" in twin and "memory: twin of a remembered game" not in twin, twin
