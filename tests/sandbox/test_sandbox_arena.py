@@ -82,22 +82,6 @@ def test_sandboxed_sample_bots_and_snooping_bots_play_without_faults_and_see_not
     assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"}, sparse=True)
 
 
-def test_spinning_and_fork_bombing_bots_time_out_and_the_sample_bots_play_on(tmp_path, docker_client):
-    db, _ = setup(tmp_path, {"spin": {"PEPPER_HOSTILE": "spin"}, "fork": {"PEPPER_HOSTILE": "fork"}},
-                  limits={"fork": {"pids": 32}})   # its registered limit, not the default
-    run_id, prog = play(tmp_path, db, "random,heuristic,spin,fork", 12, deadline_ms=200, time_bank_ms=0)
-    assert (prog.done, prog.total) == (12, 12), prog
-    # The sample bots' games against each other are played without a fault.
-    clean = query(db, "SELECT COUNT(*), SUM(illegal + malformed + timeout + disconnect) FROM game_seats WHERE game_id IN "
-                  "(SELECT game_id FROM game_seats GROUP BY game_id HAVING SUM(bot NOT IN ('random', 'heuristic')) = 0)")
-    assert clean == [(8, 0)]   # 2 games of 4 seats
-    # Spinning and fork-bombing: timeouts (the deadline), their containers held to their CPU and process limits.
-    for bot in ("spin", "fork"):
-        (timeouts,) = query(db, "SELECT COALESCE(SUM(timeout), 0) FROM game_seats WHERE bot = ?", bot)[0]
-        assert timeouts > 0, (bot, log(tmp_path, bot))
-    assert "hostile: fork bomb" in log(tmp_path, "fork") and "hostile: spinning" in log(tmp_path, "spin")
-    assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"}, sparse=True)
-
 
 def test_a_bot_over_its_memory_is_oom_killed_one_that_exits_crashes_and_the_others_play_on(tmp_path, docker_client):
     db, _ = setup(tmp_path, {"memory": {"PEPPER_HOSTILE": "memory"}, "exit": {"PEPPER_HOSTILE": "exit"}},

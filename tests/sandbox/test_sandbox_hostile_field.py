@@ -62,10 +62,10 @@ def test_hostile_bots_beside_honest_ones_in_one_run_leave_the_honest_without_a_f
     assert "write /etc/passwd -> blocked" in log(tmp_path, "write")
     crashes = dict(query(db, "SELECT bot, GROUP_CONCAT(DISTINCT exit_code) FROM crashes GROUP BY bot"))
     assert (crashes["memory"], crashes["exit"]) == ("137", "3") and set(crashes) <= set(hostile), crashes
-    # Spinning and forking: stuck after a timeout, their containers killed and restarted (exit code -9 or, for a
-    # container's kill, 137), within their CPU and process limits.
+    # Spinning and forking: stuck after a timeout, their containers killed (137: SIGKILL) and restarted, within
+    # their CPU and process limits (the fork bomb's Python may also die by itself against the limit).
+    assert crashes["spin"] == "137" and "137" in crashes["fork"].split(","), crashes
     for bot in ("spin", "fork"):
-        assert crashes.get(bot) and set(crashes[bot].split(",")) <= {"-9", "137"}, crashes
         assert query(db, "SELECT SUM(timeout) FROM game_seats WHERE bot = ?", bot)[0][0] > 0
     assert "hostile: fork bomb" in log(tmp_path, "fork") and "hostile: spinning" in log(tmp_path, "spin")
     assert re.search(r"ended \{.*'RESOURCE_EXHAUSTED'", log(tmp_path, "silent"))
