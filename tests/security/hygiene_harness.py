@@ -109,8 +109,13 @@ async def hello(target: str, name: str, token: str) -> bot_pb2.ConnectResponse:
     """Connect and say Hello; the first response (a Welcome), or the refusal as AioRpcError."""
     async with grpc.aio.insecure_channel(target) as ch:
         call = bot_pb2_grpc.BotServiceStub(ch).Connect()
-        await call.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(
-            bot_name=name, token=token, protocol_version=wire.PROTOCOL_VERSION)))
+        try:
+            await call.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(
+                bot_name=name, token=token, protocol_version=wire.PROTOCOL_VERSION)))
+        except grpc.aio.AioRpcError:
+            # The referee may refuse the stream before the Hello is written: the write then fails with the client's
+            # own INTERNAL error, and the read below raises the referee's status.
+            pass
         first = await asyncio.wait_for(call.read(), 10)
         call.cancel()
         return first
