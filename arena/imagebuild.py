@@ -12,11 +12,12 @@ bounded.
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
-from supervisor.docker_runtime import BuildFailed, build_image, client, pids_cgroup
+from supervisor.docker_runtime import BuildFailed, build_image, client, pids_cgroup, remove_cgroup
 
 from .errors import ArenaError
 
@@ -35,8 +36,20 @@ def build(context: Path, dockerfile: str, tag: str, *, docker_client=None, total
     wrong (with the build's last lines)."""
     where = f"--dockerfile {context / dockerfile}"
     params = dict(BUILD_LIMITS)
-    if cgroup := pids_cgroup(docker_client or client(), BUILD_CGROUP, pids):
+    # A group of its own under BUILD_CGROUP: builds at once (two arena runs, a ladder's uploads) neither share nor
+    # reset each other's bound.
+    group = f"{BUILD_CGROUP}/{secrets.token_hex(6)}"
+    if cgroup := pids_cgroup(docker_client or client(), group, pids):
         params["cgroupparent"] = cgroup
+    try:
+        return _run(where, params, context, dockerfile, tag, total_s)
+    finally:
+        if cgroup:
+            remove_cgroup(group)
+
+
+def _run(where: str, params: dict, context: Path, dockerfile: str, tag: str, total_s: float) -> str:
+    """Build in a child process (killed at ``total_s``: the Engine stops a build whose client is gone)."""
     job = json.dumps({"context": str(context), "dockerfile": dockerfile, "tag": tag, "params": params,
                       "silence_s": BUILD_SILENCE_S})
     child = subprocess.Popen([sys.executable, "-m", "arena.imagebuild", job], stdout=subprocess.PIPE,

@@ -391,11 +391,29 @@ def pids_cgroup(docker_client, name: str, pids: int) -> str | None:
         return None
     try:
         group = PIDS_HIERARCHY / name
-        group.mkdir(exist_ok=True)
+        group.mkdir(parents=True, exist_ok=True)
         (group / "pids.max").write_text(f"{pids}\n")
     except OSError:
         return None
     return f"/{name}"
+
+
+def remove_cgroup(name: str, wait_s: float = 5.0) -> bool:
+    """Remove the pids cgroup ``/name`` of :func:`pids_cgroup` once its containers' groups are gone (the Engine removes
+    them a moment after the containers): tried for ``wait_s``, then left (a process still in it)."""
+    group, deadline = PIDS_HIERARCHY / name, time.monotonic() + wait_s
+    while True:
+        try:
+            for sub in sorted((p for p in group.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+                sub.rmdir()   # an empty container group the Engine left
+            group.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
 
 
 def build_image(context: str, dockerfile: str, tag: str, params: dict, silence_s: float) -> str:

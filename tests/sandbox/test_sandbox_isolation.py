@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ArenaError
+from arena.imagebuild import BUILD_CGROUP
 from arena.sandbox import BotSandbox, resolve_image
 from arena.store import BotKind, Store
 from supervisor import ProcessSpec, StartError, Supervisor
-from supervisor.docker_runtime import DockerRuntime, Mount, Sandbox
+from supervisor.docker_runtime import PIDS_HIERARCHY, DockerRuntime, Mount, Sandbox
 
 HERE = Path(__file__).resolve().parent
 pytestmark = [pytest.mark.usefixtures("images"), pytest.mark.xdist_group("sandbox")]
@@ -204,7 +205,14 @@ def test_a_dockerfile_builds_processes_are_bounded(docker_client, tmp_path):
             "sys.exit('forked 100 processes')\n")
     (tmp_path / "Dockerfile").write_text(f"FROM pepper-python:latest\nRUN {json.dumps(['python3', '-c', fork])}\n"
                                          'CMD ["python3", "-c", "pass"]\n')
+    shared = PIDS_HIERARCHY / BUILD_CGROUP
+    if shared.is_dir():   # what builds before this one left: no bound on the group they all share
+        (shared / "pids.max").write_text("max\n")
     try:
         resolve_image("forker", dockerfile=str(tmp_path), docker_client=docker_client, build_pids=40)
     finally:
         docker_client.images.remove("pepper-bot-forker:latest", force=True)
+    # The bound was the build's own: a group of its own, removed after it; builds at once do not share or reset it.
+    if shared.is_dir():
+        assert (shared / "pids.max").read_text().strip() == "max"
+        assert not [p for p in shared.iterdir() if p.is_dir()]
