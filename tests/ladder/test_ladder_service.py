@@ -101,16 +101,31 @@ def test_kill_9_loses_no_game_and_stores_none_twice(ladder):
     assert runs == 1 and not _stored_twice(ladder)
 
 
-def test_pause_holds_new_games_and_resume_restarts_them(ladder):
+def test_a_paused_or_disconnected_bot_is_not_scheduled_until_it_is_back(ladder):
     ladder.serve()
     alice, bob = ladder.invite("alice"), ladder.invite("bob")
     ladder.run_bot("abot", ladder.enter(alice, "abot"), "random")
-    ladder.run_bot("bbot", ladder.enter(bob, "bbot"), "random")
+    b_token = ladder.enter(bob, "bbot")
+    b_bot = ladder.run_bot("bbot", b_token, "random")
+
+    def planned() -> int:
+        return ladder.db("SELECT COUNT(*) FROM planned_games")[0][0]
+
+    def held() -> None:
+        wait_for("no game in flight", lambda: http("GET", f"{ladder.web}/api/ladder/status")[1]["in_flight"] == 0)
+        before = planned()
+        time.sleep(2)
+        assert planned() == before
+
     wait_for("games", lambda: ladder.games() >= 3)
     ladder.admin("pause", "abot", True)
-    wait_for("no game in flight", lambda: http("GET", f"{ladder.web}/api/ladder/status")[1]["in_flight"] == 0)
-    held = ladder.db("SELECT COUNT(*) FROM planned_games")[0][0]
-    time.sleep(2)
-    assert ladder.db("SELECT COUNT(*) FROM planned_games")[0][0] == held
+    held()
+    paused_at = ladder.games()
     ladder.admin("pause", "abot", False)
-    wait_for("games again", lambda: ladder.db("SELECT COUNT(*) FROM planned_games")[0][0] > held)
+    wait_for("games again", lambda: ladder.games() > paused_at + 2)
+    ladder.stop_bot(b_bot)   # gone, with games in flight: the referee's fault policy ends them, and they count
+    held()
+    assert ladder.db("SELECT COUNT(*) FROM games")[0][0] == planned()
+    ladder.run_bot("bbot", b_token, "random")
+    before = ladder.games()
+    wait_for("games with bbot back", lambda: ladder.games() > before + 2)
