@@ -11,12 +11,16 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Body, FastAPI, Header, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
 
 from arena.store import Store
+from web.app import HERE as WEB_HERE
 from web.app import LOCAL_HOSTS, create_app
 
 from . import entries
@@ -24,6 +28,9 @@ from .config import LadderDir
 from .errors import LadderError
 from .scheduler import Gauges
 from .state import LadderState
+
+HERE = Path(__file__).parent
+WEB_TEMPLATES = WEB_HERE / "templates"
 
 # The author's key, as ``Authorization: Bearer KEY`` (module-level: FastAPI resolves the handlers' annotations here).
 Auth = Annotated[str | None, Header(description="Bearer KEY: the author key `pepper ladder invite` printed")]
@@ -83,6 +90,8 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
             bots = [{"bot": e.bot, "author": e.author, "status": str(e.status)} for e in state.entries()]
             paused = state.paused
         g = gauges or Gauges()
+        for b in bots:
+            b["available"] = b["bot"] in g.available
         return {"paused": paused, "bots": bots, "in_flight": g.in_flight, "connected": g.connected, "games": g.games}
 
     @api.get("/metrics", response_class=PlainTextResponse)
@@ -115,9 +124,23 @@ def metrics_text(g: Gauges, now: float | None = None) -> str:
 
 def create_ladder_app(d: LadderDir, gauges: Gauges | None = None,
                       allowed_hosts: Sequence[str] = LOCAL_HOSTS) -> FastAPI:
-    """The web app over the ladder's arena store, with the submission API and ``/metrics``."""
+    """The web app over the ladder's arena store, with the ladder's pages, the submission API and ``/metrics``."""
     app = create_app(d.arena_db, allowed_hosts=allowed_hosts)
     app.include_router(router(d, gauges))
+    app.mount("/ladder-static", StaticFiles(directory=HERE / "static"), name="ladder-static")
+    # The ladder's pages extend the web app's layout (base.html): both template folders, the ladder's first.
+    pages = Jinja2Templates(directory=[HERE / "templates", WEB_TEMPLATES])
+
+    def page(request: Request, template: str) -> HTMLResponse:
+        return pages.TemplateResponse(request, template, {"db": str(d.arena_db), "db_name": d.arena_db.name})
+
+    @app.get("/ladder", response_class=HTMLResponse)
+    def ladder_page(request: Request):
+        return page(request, "ladder.html")
+
+    @app.get("/ladder/me", response_class=HTMLResponse)
+    def author_page(request: Request):
+        return page(request, "author.html")
 
     @app.exception_handler(LadderError)
     def ladder_error(request: Request, e: LadderError) -> JSONResponse:

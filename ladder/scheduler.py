@@ -55,6 +55,7 @@ class Gauges:
     connected: int = 0                # bots with the connections a game needs
     entered: int = 0                  # active bots entered
     pending: int = 0                  # planned games waiting for their bots (a restart's, or a refused start)
+    available: frozenset[str] = frozenset()   # the bots the planner may draw now
     faults: Counter[str] = field(default_factory=Counter)   # by kind, over the seats of the games stored
     recent: deque[float] = field(default_factory=deque)      # when each game of the last RATE_WINDOW_S was stored
 
@@ -181,6 +182,7 @@ class Scheduler:
         if available != self._available:
             log.info("available", extra={"bots": sorted(available)})
         self._available = available
+        self.gauges.available = frozenset(available)
         self.gauges.connected, self.gauges.entered = len(connected), len(active)
 
     # -- starting games ---------------------------------------------------------------------------------
