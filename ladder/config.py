@@ -45,6 +45,7 @@ class LadderConfig:
     allowed_hosts: list[str] = field(default_factory=list)   # host names the web app answers to, besides its own
     tls_cert: str = ""                # PEM certificate and key for the referee and the web app (both or neither)
     tls_key: str = ""
+    tls_name: str = "localhost"       # a name the certificate holds: the service's own control connection checks it
 
     @classmethod
     def parse(cls, text: str, where: str) -> LadderConfig:
@@ -125,6 +126,11 @@ class LadderDir:
         cfg = LadderConfig.parse(self.config.read_text(encoding="utf-8"), str(self.config))
         if cfg.ruleset not in BUILTIN_RULESETS:
             cfg.ruleset = str(self.root / cfg.ruleset)
+        for key in ("tls_cert", "tls_key"):   # relative to the folder
+            if value := getattr(cfg, key):
+                setattr(cfg, key, str(self.root / value))
+                if not Path(getattr(cfg, key)).is_file():
+                    raise NotALadder(f"{self.config}: {key} {value!r}: no such file")
         return cfg
 
     def hashing_key(self) -> bytes:

@@ -113,8 +113,9 @@ class Scheduler:
     async def start(self) -> None:
         """Start the referee and the result writer."""
         token = secrets.token_urlsafe(24)
-        self.referee = await _start_referee(self.dir.logs, token, self.cfg.listen)
-        self._channel = grpc.aio.insecure_channel(self.referee.address)
+        tls = (self.lcfg.tls_cert, self.lcfg.tls_key) if self.lcfg.tls_cert else None
+        self.referee = await _start_referee(self.dir.logs, token, self.cfg.listen, tls)
+        self._channel = _control_channel(self.referee.address, self.lcfg)
         self.stub = control_pb2_grpc.ControlServiceStub(self._channel)
         self.md = (("authorization", f"Bearer {token}"),)
         await self.sink.open(self.run_id)
@@ -244,14 +245,27 @@ class Scheduler:
             self._wake.set()
 
 
-async def _start_referee(logs: Path, token: str, address: str, wait_s: float = 30.0) -> RefereeProcess:
+def _control_channel(address: str, cfg: LadderConfig) -> grpc.aio.Channel:
+    """The service's channel to its own referee: over TLS when the ladder has a certificate, checked against it (the
+    certificate is its own root) under ``tls_name``, since the service reaches the referee by its address."""
+    host, _, port = address.rpartition(":")
+    if host in ("0.0.0.0", "[::]", "::"):
+        address = f"127.0.0.1:{port}"
+    if not cfg.tls_cert:
+        return grpc.aio.insecure_channel(address)
+    creds = grpc.ssl_channel_credentials(root_certificates=Path(cfg.tls_cert).read_bytes())
+    return grpc.aio.secure_channel(address, creds, options=[("grpc.ssl_target_name_override", cfg.tls_name)])
+
+
+async def _start_referee(logs: Path, token: str, address: str, tls: tuple[str, str] | None,
+                         wait_s: float = 30.0) -> RefereeProcess:
     """The ladder's referee on ``address``; a killed service's referee may hold the port for a moment (it drains
     on its parent's death), so a refused start is tried again for ``wait_s``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
     while True:
         try:
-            return await asyncio.to_thread(RefereeProcess, logs, token, address)
+            return await asyncio.to_thread(RefereeProcess, logs, token, address, tls=tls)
         except Exception as e:   # noqa: BLE001 - arena.errors.ArenaError: the port is taken, most likely
             if loop.time() > deadline:
                 raise

@@ -53,9 +53,21 @@ class Ladder:
         quick.write_text('extends = "pepper-30"\nname = "quick"\ntarget_score = 6\n')
         pepper("ladder", "init", str(self.dir), "--ruleset", str(quick), "--players", "2", *init_args)
         self.folder = LadderDir(self.dir)
+        self.ca: Path | None = None    # with TLS: the certificate, its own CA
         self.serving: subprocess.Popen | None = None
         self.bots: list[subprocess.Popen] = []
         self.web = ""
+
+    def use_tls(self) -> Path:
+        """A self-signed certificate for localhost and 127.0.0.1 (openssl), named in ladder.toml."""
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                        "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(self.dir / "key.pem"),
+                        "-out", str(self.dir / "cert.pem")], check=True, capture_output=True)
+        toml = self.dir / "ladder.toml"
+        toml.write_text(toml.read_text().replace('tls_cert = ""', 'tls_cert = "cert.pem"')
+                        .replace('tls_key = ""', 'tls_key = "key.pem"'))
+        self.ca = self.dir / "cert.pem"
+        return self.ca
 
     @property
     def referee(self) -> str:
@@ -93,7 +105,7 @@ class Ladder:
 
     def enter(self, key: str, name: str) -> str:
         """A remote bot's token, entered through the submission API."""
-        status, got = http("POST", f"{self.web}/api/ladder/bots", key, {"name": name, "kind": "remote"})
+        status, got = http("POST", f"{self.web}/api/ladder/bots", key, {"name": name, "kind": "remote"}, self.ca)
         assert status == 201, got
         return got["token"]
 
@@ -106,6 +118,8 @@ class Ladder:
         as a restarting ladder's does), in a process group of its own (:meth:`stop_bot`)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("PEPPER_")}
         env |= {"PEPPER_REFEREE": self.referee, "PEPPER_BOT_NAME": name, "PEPPER_TOKEN": token}
+        if self.ca:
+            env["PEPPER_TLS_CA"] = str(self.ca)
         loop = f"while :; do {shlex.quote(sys.executable)} -m sample_bots {kind}; sleep 0.5; done"
         p = subprocess.Popen(["sh", "-c", loop], cwd=ROOT, env=env, start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=open(self.dir / f"bot-{name}.log", "a"))
@@ -136,8 +150,10 @@ class Ladder:
             self.stop(signal.SIGKILL)
 
 
-def http(method: str, url: str, key: str | None = None, body: dict | None = None) -> tuple[int, dict | str]:
-    """(status, JSON answer or text) of one request, whatever its status."""
+def http(method: str, url: str, key: str | None = None, body: dict | None = None,
+         ca: Path | None = None) -> tuple[int, dict | str]:
+    """(status, JSON answer or text) of one request, whatever its status (``ca``: an https server's CA file)."""
+    import ssl
     import urllib.error
     import urllib.request
 
@@ -147,7 +163,7 @@ def http(method: str, url: str, key: str | None = None, body: dict | None = None
     req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(), headers=headers,
                                  method=method)
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
+        with urllib.request.urlopen(req, timeout=30, context=ssl.create_default_context(cafile=ca) if ca else None) as r:
             status, text = r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         status, text = e.code, e.read().decode()
