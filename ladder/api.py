@@ -30,6 +30,7 @@ from .scheduler import Gauges
 from .state import LadderState
 
 HERE = Path(__file__).parent
+MAX_BODY_BYTES = 64 << 10
 WEB_TEMPLATES = WEB_HERE / "templates"
 
 # The author's key, as ``Authorization: Bearer KEY`` (module-level: FastAPI resolves the handlers' annotations here).
@@ -55,6 +56,7 @@ def _key(authorization: str | None) -> str | None:
 def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
     """The submission API and ``/metrics`` of the ladder in ``d`` (``gauges``: the running scheduler's)."""
     api = APIRouter()
+    per_hour = d.load().entries_per_hour
 
     @api.post("/api/ladder/bots", status_code=201)
     def enter(name: Annotated[str, Body()], kind: Annotated[str, Body()] = "remote", authorization: Auth = None) -> dict:
@@ -63,7 +65,7 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
             author = state.author_of_key(_key(authorization), "enter")
             if kind != "remote":
                 raise LadderError(f"kind {kind!r}: this ladder takes remote bots (kind \"remote\")")
-            e = entries.enter_remote(state, store, author, name)
+            e = entries.enter_remote(state, store, author, name, per_hour)
         return {"bot": e.bot, "version": e.version, "token": e.token, "author": author}
 
     @api.post("/api/ladder/bots/{name}/retire")
@@ -141,6 +143,18 @@ def create_ladder_app(d: LadderDir, gauges: Gauges | None = None,
     @app.get("/ladder/me", response_class=HTMLResponse)
     def author_page(request: Request):
         return page(request, "author.html")
+
+    @app.middleware("http")
+    async def body_limit(request: Request, call_next):
+        """The submission API reads small JSON bodies: a chunked one (no length), or one over MAX_BODY_BYTES, is
+        refused before it is read."""
+        if request.url.path.startswith("/api/ladder/") and request.method in ("POST", "PUT", "PATCH"):
+            length = request.headers.get("content-length")
+            if length is None and "transfer-encoding" in request.headers:
+                return JSONResponse({"detail": "send the body with a Content-Length"}, status_code=411)
+            if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+                return JSONResponse({"detail": f"the body is over {MAX_BODY_BYTES} bytes"}, status_code=413)
+        return await call_next(request)
 
     @app.exception_handler(LadderError)
     def ladder_error(request: Request, e: LadderError) -> JSONResponse:

@@ -40,6 +40,7 @@ class LadderConfig:
     deadline_ms: int = DEFAULT_DEADLINE_MS
     time_bank_ms: int = DEFAULT_TIME_BANK_MS
     drain_seconds: float = 30.0       # SIGTERM: how long games in flight get to finish (the rest are replayed later)
+    entries_per_hour: int = 30        # entries (new bots and new versions) one author may make in an hour
     referee_address: str = "127.0.0.1:50051"
     web_address: str = "127.0.0.1:8000"
     allowed_hosts: list[str] = field(default_factory=list)   # host names the web app answers to, besides its own

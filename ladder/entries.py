@@ -13,8 +13,10 @@ from dataclasses import dataclass
 
 from arena.store import BotKind, Build, Store, new_token
 
-from .errors import Conflict, LadderError
+from .errors import Conflict, LadderError, TooMany
 from .state import LadderState, Status
+
+ENTRIES_PER_HOUR = 30   # entries (new bots and new versions) an author may make in an hour, by default
 
 #: The referee's bot names (1-64 letters, digits, '-', '_', '.'), less a leading '_' (the arena's own identities).
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -29,11 +31,18 @@ class Entered:
     token: str
 
 
-def enter_remote(state: LadderState, store: Store, author: str, name: str) -> Entered:
-    """Enter ``name`` for ``author`` as a remote bot: new, or a new version of theirs (Forbidden: another's)."""
+def enter_remote(state: LadderState, store: Store, author: str, name: str, per_hour: int = ENTRIES_PER_HOUR) -> Entered:
+    """Enter ``name`` for ``author`` as a remote bot: new, or a new version of theirs (Forbidden: another's; TooMany:
+    ``per_hour`` entries in the last hour already)."""
     if not BOT_NAME.fullmatch(name):
         raise LadderError(f"bot name {name!r}: 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit")
     new = state.claim(author, name, "enter")
+    try:
+        state.submit(author, name, "remote", per_hour)
+    except TooMany:
+        if new:
+            state.unclaim(name)
+        raise
     token = new_token()
     build = Build(BotKind.REMOTE, digest=secrets.token_hex(32))
     try:

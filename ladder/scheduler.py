@@ -101,8 +101,10 @@ class Scheduler:
         self._registered: dict[str, str] = {}      # bot -> the token digest the referee has
         self._available: set[str] = set()
         self._tasks: set[asyncio.Task] = set()
-        self._flying: set[int] = set()
-        self._retry_at: dict[int, float] = {}      # plan index -> when a game the referee refused is tried again
+        # Planned games not stored and not in flight, by plan index: read from the store once (a killed or drained
+        # service's), then kept here (this service alone plans games: the lock), with when each may be tried again.
+        self._pending: dict[int, PlannedGame] = {}
+        self._retry_at: dict[int, float] = {}
         self._wake = asyncio.Event()
 
     @property
@@ -120,6 +122,7 @@ class Scheduler:
         self.md = (("authorization", f"Bearer {token}"),)
         await self.sink.open(self.run_id)
         self.sink.rate(self.run_id, past_gaps=True)   # what a killed service stored and did not get to rate
+        self._pending = {g.idx: g for g in self.store.pending(self.run_id)}
 
     async def run(self, stop: asyncio.Event) -> None:
         """Schedule games until ``stop`` is set, then drain: games in flight get ``drain_seconds`` to finish, and
@@ -190,13 +193,13 @@ class Scheduler:
     async def dispatch(self) -> None:
         """Start the pending games whose bots are available (a restart's first), then new ones, up to the cap."""
         now = asyncio.get_running_loop().time()
-        pending = [g for g in self.store.pending(self.run_id)
-                   if g.idx not in self._flying and self._retry_at.get(g.idx, 0) <= now]
-        self.gauges.pending = len(pending)
-        for g in pending:
+        self.gauges.pending = len(self._pending)
+        for g in sorted(self._pending.values()):
             if len(self._tasks) >= self.lcfg.max_in_flight:
                 return
-            if set(g.seats) <= self._available and all(self.planner.busy[n] < self.lcfg.max_per_bot for n in set(g.seats)):
+            if (self._retry_at.get(g.idx, 0) <= now and set(g.seats) <= self._available
+                    and all(self.planner.busy[n] < self.lcfg.max_per_bot for n in set(g.seats))):
+                del self._pending[g.idx]
                 self._launch(g)
         while len(self._tasks) < self.lcfg.max_in_flight:
             plan = self.planner.next_round(self.run_id)
@@ -207,13 +210,17 @@ class Scheduler:
             self._launch(PlannedGame(match, match, ruleset, players, seed, seats))
 
     def _launch(self, g: PlannedGame) -> None:
-        self._flying.add(g.idx)
         for n in set(g.seats):
             self.planner.busy[n] += 1
         self.gauges.in_flight += 1
         t = asyncio.create_task(self._game(g), name=f"game-{g.idx}")
         self._tasks.add(t)
         t.add_done_callback(self._tasks.discard)
+
+    def _retry(self, g: PlannedGame) -> None:
+        """``g`` was not played: pending again, tried once RETRY_S has passed and its bots are available."""
+        self._pending[g.idx] = g
+        self._retry_at[g.idx] = asyncio.get_running_loop().time() + RETRY_S
 
     async def _game(self, g: PlannedGame) -> None:
         """Play planned game ``g`` and store it; a game the referee will not start (a bot gone since the last look)
@@ -228,17 +235,18 @@ class Scheduler:
             except grpc.aio.AioRpcError as e:
                 log.info("game not played", extra={"idx": g.idx, "seats": g.seats, "code": e.code().name,
                                                    "why": e.details()})
-                self._retry_at[g.idx] = asyncio.get_running_loop().time() + RETRY_S
+                self._retry(g)
                 return
             await self.sink.put(self.run_id, g.idx, g.seed, g.seats, res)
             self.gauges.stored(res, time.monotonic())
+            self._retry_at.pop(g.idx, None)
             log.info("game stored", extra={"idx": g.idx, "seats": g.seats, "status": res.status})
         except asyncio.CancelledError:
             raise
         except Exception:   # noqa: BLE001 - one game's failure is logged; it stays pending
             log.exception("game failed", extra={"idx": g.idx})
+            self._retry(g)
         finally:
-            self._flying.discard(g.idx)
             for n in set(g.seats):
                 self.planner.busy[n] -= 1
             self.gauges.in_flight -= 1
@@ -258,9 +266,9 @@ def _control_channel(address: str, cfg: LadderConfig) -> grpc.aio.Channel:
 
 
 async def _start_referee(logs: Path, token: str, address: str, tls: tuple[str, str] | None,
-                         wait_s: float = 30.0) -> RefereeProcess:
-    """The ladder's referee on ``address``; a killed service's referee may hold the port for a moment (it drains
-    on its parent's death), so a refused start is tried again for ``wait_s``."""
+                         wait_s: float = 60.0) -> RefereeProcess:
+    """The ladder's referee on ``address``; a killed service's referee may hold the port for a while (it drains on
+    its parent's death, 30 s at most), so a refused start is tried again for ``wait_s``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
     while True:

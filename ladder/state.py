@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from .errors import Forbidden, LadderError, NotFound, Unauthorized
+from .errors import Forbidden, LadderError, NotFound, TooMany, Unauthorized
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS authors (
@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS entries (
     created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS refusals (at REAL NOT NULL, author TEXT, action TEXT NOT NULL, why TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS submissions (at REAL NOT NULL, author TEXT NOT NULL, bot TEXT NOT NULL, kind TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS submissions_by_author ON submissions (author, at);
 """
 
 #: Author names: what a URL path and a log line carry without escaping.
@@ -145,6 +147,20 @@ class LadderState:
         if row[1] == Status.RETIRED:
             raise Forbidden(f"bot {bot!r} is retired: a retired name is not entered again; choose another name")
         return False
+
+    def submit(self, author: str, bot: str, kind: str, per_hour: int) -> None:
+        """Count an entry of ``bot`` by ``author``; TooMany (a refusal counted) when they have made ``per_hour``
+        in the last hour already."""
+        now = time.time()
+        with self.tx():
+            made = self.db.execute("SELECT COUNT(*) FROM submissions WHERE author = ? AND at > ?",
+                                   (author, now - 3600)).fetchone()[0]
+            if made < per_hour:
+                self.db.execute("INSERT INTO submissions VALUES (?, ?, ?, ?)", (now, author, bot, kind))
+                return
+        self.refuse(author, "enter", "rate limit")
+        raise TooMany(f"author {author!r} has entered {made} bots or versions in the last hour, the most this ladder "
+                      "takes: try again later")
 
     def unclaim(self, bot: str) -> None:
         """Undo the :meth:`claim` of a new ``bot`` whose entry then failed."""

@@ -96,3 +96,16 @@ def test_the_planner_seats_a_partnership_by_team_and_spares_a_busy_bot(tmp_path)
     assert (idx, ruleset, players) == (0, "iowa", 4) and seats[0] == seats[2] != seats[1] == seats[3]
     p.busy.update({"a": 1, "b": 1})
     assert p.next_round(run_id) == []
+
+
+def test_an_author_enters_at_most_so_many_bots_or_versions_an_hour(tmp_path):
+    from ladder.entries import enter_remote
+    from ladder.errors import TooMany
+
+    d = config.init(tmp_path / "l")
+    st, store = LadderState(d.ladder_db, d.hashing_key()), Store(d.arena_db)
+    assert [enter_remote(st, store, "alice", n, per_hour=3).version for n in ("a", "a", "b")] == [1, 2, 1]
+    with pytest.raises(TooMany, match="3 bots or versions in the last hour"):
+        enter_remote(st, store, "alice", "c", per_hour=3)
+    assert st.entry("c") is None and store.bot("c") is None   # refused whole: no claim left behind
+    assert enter_remote(st, store, "bob", "c", per_hour=3).version == 1

@@ -50,8 +50,10 @@ def test_remote_bots_play_and_each_version_is_rated_on_its_own(ladder):
     assert status == 200 and "pepper_ladder_games_total" in metrics
     assert int(metrics.split("\npepper_ladder_games_total ")[1].split()[0]) >= 15
     assert "pepper_ladder_bots_connected 2" in metrics
+    # SIGTERM drains: the games in flight finish (the bots are connected) and are stored before the service exits.
     assert ladder.stop() == 0
     assert not (ladder.dir / "serve.json").exists()
+    assert ladder.db("SELECT COUNT(*) FROM planned_games")[0][0] == ladder.games()
 
 
 def test_an_author_acts_only_on_their_own_bots_and_a_revoked_key_is_refused(ladder):
