@@ -10,8 +10,6 @@ import needs
 import pytest
 from ladder_harness import Ladder, http
 
-pytestmark = pytest.mark.xdist_group("ladder")
-
 
 @pytest.fixture
 def page():

@@ -10,8 +10,6 @@ import time
 import pytest
 from ladder_harness import Ladder, http, pepper, wait_for
 
-pytestmark = pytest.mark.xdist_group("ladder")
-
 
 @pytest.fixture
 def ladder(tmp_path):

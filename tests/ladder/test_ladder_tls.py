@@ -8,8 +8,6 @@ from ladder_harness import Ladder, http, pepper, wait_for
 
 from ladder.client import ServerError, enter_remote
 
-pytestmark = pytest.mark.xdist_group("ladder")
-
 
 def test_the_referee_and_the_web_app_serve_tls(tmp_path):
     lad = Ladder(tmp_path)
