@@ -25,7 +25,7 @@ from web.app import LOCAL_HOSTS, create_app
 
 from . import entries
 from .config import LadderDir
-from .errors import LadderError
+from .errors import LadderError, NotFound
 from .scheduler import Gauges
 from .state import LadderState
 
@@ -96,6 +96,17 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
             b["available"] = b["bot"] in g.available
         return {"paused": paused, "bots": bots, "in_flight": g.in_flight, "connected": g.connected, "games": g.games}
 
+    @api.get("/api/ladder/authors/{author}")
+    def author(author: str) -> dict:
+        """An author's public page: their bots, each with its standing and versions (each version's ratings are
+        on ``/api/bots/NAME``)."""
+        with _stores(d) as (state, store):
+            if author not in {a.name for a in state.authors()}:
+                raise NotFound(f"no author named {author!r} on this ladder")
+            bots = [{"bot": e.bot, "status": str(e.status), "versions": [v.version for v in store.versions(e.bot)]}
+                    for e in state.entries(author)]
+        return {"author": author, "bots": bots}
+
     @api.get("/metrics", response_class=PlainTextResponse)
     def metrics() -> str:
         """Prometheus text format (version 0.0.4)."""
@@ -133,16 +144,20 @@ def create_ladder_app(d: LadderDir, gauges: Gauges | None = None,
     # The ladder's pages extend the web app's layout (base.html): both template folders, the ladder's first.
     pages = Jinja2Templates(directory=[HERE / "templates", WEB_TEMPLATES])
 
-    def page(request: Request, template: str) -> HTMLResponse:
-        return pages.TemplateResponse(request, template, {"db": str(d.arena_db), "db_name": d.arena_db.name})
+    def page(request: Request, template: str, **context) -> HTMLResponse:
+        return pages.TemplateResponse(request, template, {"db": str(d.arena_db), "db_name": d.arena_db.name, **context})
 
     @app.get("/ladder", response_class=HTMLResponse)
     def ladder_page(request: Request):
         return page(request, "ladder.html")
 
     @app.get("/ladder/me", response_class=HTMLResponse)
-    def author_page(request: Request):
+    def my_page(request: Request):
         return page(request, "author.html")
+
+    @app.get("/ladder/authors/{author}", response_class=HTMLResponse)
+    def author_page(request: Request, author: str):
+        return page(request, "public_author.html", author=author)
 
     @app.middleware("http")
     async def body_limit(request: Request, call_next):

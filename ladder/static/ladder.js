@@ -9,7 +9,7 @@ async function showLadder() {
          + `${s.connected} bots connected.`);
     fill(document.querySelector("#ladder-bots tbody"), s.bots.map((b) => el("tr", {},
       el("td", {}, el("a", {href: "/bots/" + encodeURIComponent(b.bot)}, b.bot)),
-      el("td", {}, b.author), el("td", {}, b.status), el("td", {}, b.available ? "available" : "-"))));
+      el("td", {}, el("a", {href: "/ladder/authors/" + encodeURIComponent(b.author)}, b.author)), el("td", {}, b.status), el("td", {}, b.available ? "available" : "-"))));
   } catch (e) {
     showError(document.getElementById("ladder-summary"), e);
   }

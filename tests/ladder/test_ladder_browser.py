@@ -71,6 +71,9 @@ def test_an_author_signs_in_once_enters_a_bot_and_sees_it_on_the_ladder(ladder, 
     page.wait_for_selector("#ladder-bots tbody tr")
     rows = page.inner_text("#ladder-bots")
     assert "webbot" in rows and "alice" in rows and "bobs-bot" in rows
+    page.click("#ladder-bots a[href='/ladder/authors/bob']")
+    page.wait_for_selector("#author-bots tr[data-bot=bobs-bot]")
+    assert "webbot" not in page.inner_text("#author-bots")
     page.goto(f"{ladder.web}/ladder/me")
     page.click("#sign-out")
     page.wait_for_selector("#sign-in:not([hidden])")
