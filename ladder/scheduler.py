@@ -157,7 +157,8 @@ class Scheduler:
     # -- who is available -------------------------------------------------------------------------------
     async def sync(self) -> None:
         """Register new and changed tokens with the referee, lock out retired bots, and set the planner's entrants
-        to the active bots with the connections a game needs (none while the ladder is paused)."""
+        to the active bots with the connections a game needs (none while the ladder is paused, and not a bot whose
+        new version waits for its games of the old one to end)."""
         bots = {b.name: b for b in self.store.bots()}
         entries = {e.bot: e for e in self.state.entries()}
         for name, e in entries.items():
@@ -172,13 +173,17 @@ class Scheduler:
                                             metadata=self.md)
                 self._registered[name] = digest
                 log.info("registered", extra={"bot": name, "version": b.version, "status": str(e.status)})
-            self.ctx.versions[name] = b.version
+            # A game is stored for the versions of ctx.versions: a new version takes over once its bot has no game
+            # of the old one in flight, and it gets no new game until then.
+            if name not in self.ctx.versions or not self.planner.busy[name]:
+                self.ctx.versions[name] = b.version
+        changing = {n for n, b in bots.items() if n in self.ctx.versions and self.ctx.versions[n] != b.version}
         info = await self.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
         live = {b.name: b.connections - b.suspect_connections for b in info.bots}
         need = self.planner.connections_needed()
         active = {n for n, e in entries.items() if e.status is Status.ACTIVE and n in self._registered}
         connected = {n for n in active if live.get(n, 0) >= need}
-        available = set() if self.state.paused else connected
+        available = set() if self.state.paused else connected - changing
         for n in self._available - available:
             self.planner.remove_entrant(n)
         for n in sorted(available - self._available):

@@ -33,12 +33,19 @@ def test_remote_bots_play_and_each_version_is_rated_on_its_own(ladder):
     wait_for("10 games", lambda: ladder.games() >= 10)
     # A new entry of a name is a new version with a new token; the old token is refused from then on.
     first = ladder.bots.pop(0)
+    # The games planned before the new version (some still in flight after it, the old process connected) count
+    # for version 1.
+    before_v2 = ladder.db("SELECT COUNT(*) FROM planned_games")[0][0]
     a2 = ladder.enter(alice, "abot")
     assert a2 != a1
     ladder.stop_bot(first)
     ladder.run_bot("abot", a2, "random")
     wait_for("games of abot's version 2", lambda: ladder.db(
         "SELECT games FROM ratings WHERE bot = 'abot' AND version = 2 AND games >= 5"), timeout=60)
+    wait_for("the games planned before version 2", lambda: ladder.db(
+        "SELECT COUNT(*) FROM games WHERE idx < ?", (before_v2,))[0][0] == before_v2)
+    assert {v for (v,) in ladder.db("SELECT s.version FROM game_seats s JOIN games g ON g.id = s.game_id "
+                                    "WHERE s.bot = 'abot' AND g.idx < ?", (before_v2,))} == {1}
     rated = dict(((b, v), g) for b, v, g in ladder.db("SELECT bot, version, games FROM ratings"))
     assert rated[("abot", 1)] >= 1 and rated[("abot", 2)] >= 5 and rated[("bbot", 1)] >= 15
     assert not _stored_twice(ladder)
