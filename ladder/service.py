@@ -20,7 +20,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -97,8 +97,10 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(root: Path, referee_address: str | None = None, web_address: str | None = None) -> None:
-    """Run the ladder in ``root`` until SIGTERM or SIGINT (see the module's docstring)."""
+def serve(root: Path, referee_address: str | None = None, web_address: str | None = None,
+          on_ready: Callable[[dict], None] | None = None) -> None:
+    """Run the ladder in ``root`` until SIGTERM or SIGINT (see the module's docstring); ``on_ready`` hears what
+    serve.json says once it is written."""
     d = LadderDir(root)
     cfg = d.load()
     referee_address = referee_address or cfg.referee_address
@@ -108,10 +110,11 @@ def serve(root: Path, referee_address: str | None = None, web_address: str | Non
         d.serve_json.unlink(missing_ok=True)
         d.logs.mkdir(exist_ok=True)
         logs.setup(d.logs / "ladder.log")
-        asyncio.run(_serve(d, cfg, referee_address, web_host, web_port))
+        asyncio.run(_serve(d, cfg, referee_address, web_host, web_port, on_ready or (lambda served: None)))
 
 
-async def _serve(d: LadderDir, cfg, referee_address: str, web_host: str, web_port: int) -> None:
+async def _serve(d: LadderDir, cfg, referee_address: str, web_host: str, web_port: int,
+                 on_ready: Callable[[dict], None]) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -130,8 +133,10 @@ async def _serve(d: LadderDir, cfg, referee_address: str, web_host: str, web_por
         web.start()
         scheme = "https" if cfg.tls_cert else "http"
         shown = f"[{host}]" if ":" in host else host
-        _write_json(d.serve_json, {"referee": scheduler.address, "web": f"{scheme}://{shown}:{port}"})
-        log.info("ready", extra={"referee": scheduler.address, "web": f"{scheme}://{shown}:{port}"})
+        served = {"referee": scheduler.address, "web": f"{scheme}://{shown}:{port}"}
+        _write_json(d.serve_json, served)
+        log.info("ready", extra=served)
+        on_ready(served)
         await scheduler.run(stop)
     finally:
         d.serve_json.unlink(missing_ok=True)

@@ -73,8 +73,12 @@ def serve(root: Dir,
     from ladder.errors import LadderError
     from ladder.service import serve as run
 
+    def ready(served: dict) -> None:
+        typer.echo(f"ladder {root} served: referee {served['referee']}, web {served['web']} (SIGTERM or Ctrl-C drains "
+                   f"and stops; its log: {root / 'logs' / 'ladder.log'})")
+
     try:
-        run(root, referee_address, web_address)
+        run(root, referee_address, web_address, ready)
     except LadderError as e:
         _fail(e)
 
