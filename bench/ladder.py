@@ -116,13 +116,14 @@ class Soak:
 
     def stop_bot(self, name: str) -> None:
         p, self.bots[name]["process"] = self.bots[name]["process"], None
-        if p is not None and p.poll() is None:
-            os.killpg(p.pid, signal.SIGTERM)
+        if p is None:
+            return
+        for sig in (signal.SIGTERM, signal.SIGKILL):   # SIGKILL for what is left: a bot reconnecting ignores SIGTERM
             try:
+                os.killpg(p.pid, sig)
                 p.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                pass
 
     def enter(self, name: str) -> None:
         b = self.bots[name]

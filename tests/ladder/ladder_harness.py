@@ -128,13 +128,18 @@ class Ladder:
 
     @staticmethod
     def stop_bot(p: subprocess.Popen) -> None:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGTERM)
+        """SIGTERM to the bot's process group, then SIGKILL to whatever is left of it (an SDK bot reconnecting to a
+        referee that is gone does not stop on SIGTERM)."""
         try:
+            os.killpg(p.pid, signal.SIGTERM)
             p.wait(10)
-        except subprocess.TimeoutExpired:
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        try:
             os.killpg(p.pid, signal.SIGKILL)
-            p.wait(10)
+        except ProcessLookupError:
+            pass
+        p.wait(10)
 
     def db(self, sql: str, args: tuple = ()) -> list[tuple]:
         with sqlite3.connect(f"file:{self.dir / 'arena.db'}?mode=ro", uri=True) as c:
