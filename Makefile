@@ -15,7 +15,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 RUNTIME := $(VENV)/.runtime
-PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor pepper_spiel web
+PY_PACKAGES := referee arena conformance pepper_cli sample_bots supervisor pepper_spiel web ladder
 NODE_BOT := sample_bots/node
 NODE_STAMP := $(NODE_BOT)/node_modules/.package-lock.json
 

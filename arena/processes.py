@@ -84,15 +84,17 @@ def _explained(bot: Bot, log: Path) -> Iterator[None]:
 
 class RefereeProcess:
     """A referee subprocess; it says where it listens on its first line of stdout. Its log is ``referee.log``
-    (shard 0) or ``referee-N.log`` (shard N)."""
+    (shard 0) or ``referee-N.log`` (shard N). ``tls``: its certificate and key files (the ladder's)."""
 
     def __init__(self, log_dir: Path, control_token: str, address: str = "127.0.0.1:0", runtime: Runtime | None = None,
-                 unix_socket: str | None = None, shard: int = 0):
+                 unix_socket: str | None = None, shard: int = 0, tls: tuple[str, str] | None = None):
         self.token = control_token
         log = log_dir / ("referee.log" if shard == 0 else f"referee-{shard}.log")
         argv = (sys.executable, "-m", "pepper_cli.referee", "serve", "--address", address, "--control-token-file", "-")
         if unix_socket:  # for sandboxed bots, whose containers have no network
             argv += ("--unix-socket", unix_socket)
+        if tls:  # (certificate, key) PEM files: the referee serves TLS only
+            argv += ("--tls-cert", tls[0], "--tls-key", tls[1])
         env = {k: v for k, v in os.environ.items() if k != "PEPPER_CONTROL_TOKEN"}
         spec = ProcessSpec("the referee", argv, log, env=env, stdout_pipe=True, stdin=f"{control_token}\n".encode())
         try:

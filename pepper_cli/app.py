@@ -6,6 +6,7 @@
     pepper bot register|list|token|remove|run|check                         (bot.py)
     pepper arena run|table|games|replay   tournaments and results           (arena.py)
     pepper web                            the results in a browser          (web.py)
+    pepper ladder init|serve|invite|enter|admin   a standing ladder         (ladder.py)
 
 Heavy modules are imported inside the commands so ``pepper --help`` stays fast.
 """
@@ -16,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from . import arena, bot, play, referee, rules, web
+from . import arena, bot, ladder, play, referee, rules, web
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -60,6 +61,7 @@ for command in (play.simulate, play.play, play.replay):
 app.add_typer(referee.app, name="referee")
 app.add_typer(bot.app, name="bot")
 app.add_typer(arena.app, name="arena")
+app.add_typer(ladder.app, name="ladder")
 app.command()(web.web)
 
 

@@ -1,0 +1,181 @@
+"""The ladder's web app: the results pages and API of :mod:`web` over the ladder's arena store, with the submission
+API under ``/api/ladder`` and ``/metrics`` (Prometheus text) beside them.
+
+An author's requests carry their key in an ``Authorization: Bearer KEY`` header (never in a URL, so never in an
+access log or a browser's history). Each request opens the stores on its own connections (FastAPI runs these
+functions in its thread pool).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Body, FastAPI, Header, Request
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from arena.store import Store
+from web.app import HERE as WEB_HERE
+from web.app import LOCAL_HOSTS, create_app
+
+from . import entries
+from .config import LadderDir
+from .errors import LadderError, NotFound
+from .scheduler import Gauges
+from .state import LadderState
+
+HERE = Path(__file__).parent
+MAX_BODY_BYTES = 64 << 10
+WEB_TEMPLATES = WEB_HERE / "templates"
+
+# The author's key, as ``Authorization: Bearer KEY`` (module-level: FastAPI resolves the handlers' annotations here).
+Auth = Annotated[str | None, Header(description="Bearer KEY: the author key `pepper ladder invite` printed")]
+
+
+@contextmanager
+def _stores(d: LadderDir) -> Iterator[tuple[LadderState, Store]]:
+    state = LadderState(d.ladder_db, d.hashing_key())
+    store = Store(d.arena_db)
+    try:
+        yield state, store
+    finally:
+        store.close()
+        state.close()
+
+
+def _key(authorization: str | None) -> str | None:
+    scheme, _, key = (authorization or "").partition(" ")
+    return key.strip() if scheme.lower() == "bearer" else None
+
+
+def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
+    """The submission API and ``/metrics`` of the ladder in ``d`` (``gauges``: the running scheduler's)."""
+    api = APIRouter()
+    per_hour = d.load().entries_per_hour
+
+    @api.post("/api/ladder/bots", status_code=201)
+    def enter(name: Annotated[str, Body()], kind: Annotated[str, Body()] = "remote", authorization: Auth = None) -> dict:
+        """Enter a bot (a new one, or a new version of the author's own): its version and token (shown this once)."""
+        with _stores(d) as (state, store):
+            author = state.author_of_key(_key(authorization), "enter")
+            if kind != "remote":
+                raise LadderError(f"kind {kind!r}: this ladder takes remote bots (kind \"remote\")")
+            e = entries.enter_remote(state, store, author, name, per_hour)
+        return {"bot": e.bot, "version": e.version, "token": e.token, "author": author}
+
+    @api.post("/api/ladder/bots/{name}/retire")
+    def retire(name: str, authorization: Auth = None) -> dict:
+        """Retire one of the author's bots for good."""
+        with _stores(d) as (state, _):
+            author = state.author_of_key(_key(authorization), "retire")
+            entries.retire(state, author, name)
+        return {"bot": name, "status": "retired"}
+
+    @api.get("/api/ladder/me")
+    def me(authorization: Auth = None) -> dict:
+        """The author's bots: status and versions."""
+        with _stores(d) as (state, store):
+            author = state.author_of_key(_key(authorization), "me")
+            bots = [{"bot": e.bot, "status": str(e.status), "versions": [v.version for v in store.versions(e.bot)]}
+                    for e in state.entries(author)]
+        return {"author": author, "bots": bots}
+
+    @api.get("/api/ladder/status")
+    def status() -> dict:
+        """The ladder's bots (who enters them, their standing) and what is playing now."""
+        with _stores(d) as (state, _):
+            bots = [{"bot": e.bot, "author": e.author, "status": str(e.status)} for e in state.entries()]
+            paused = state.paused
+        g = gauges or Gauges()
+        for b in bots:
+            b["available"] = b["bot"] in g.available
+        return {"paused": paused, "bots": bots, "in_flight": g.in_flight, "connected": g.connected, "games": g.games}
+
+    @api.get("/api/ladder/authors/{author}")
+    def author(author: str) -> dict:
+        """An author's public page: their bots, each with its standing and versions (each version's ratings are
+        on ``/api/bots/NAME``)."""
+        with _stores(d) as (state, store):
+            if author not in {a.name for a in state.authors()}:
+                raise NotFound(f"no author named {author!r} on this ladder")
+            bots = [{"bot": e.bot, "status": str(e.status), "versions": [v.version for v in store.versions(e.bot)]}
+                    for e in state.entries(author)]
+        return {"author": author, "bots": bots}
+
+    @api.get("/metrics", response_class=PlainTextResponse)
+    def metrics() -> str:
+        """Prometheus text format (version 0.0.4)."""
+        return metrics_text(gauges or Gauges())
+
+    return api
+
+
+def metrics_text(g: Gauges, now: float | None = None) -> str:
+    """The gauges as Prometheus text: one HELP and TYPE line for each family, then its samples."""
+    def family(name: str, kind: str, help_: str, samples: list[tuple[str, float]]) -> list[str]:
+        return [f"# HELP {name} {help_}", f"# TYPE {name} {kind}", *(f"{name}{labels} {value:g}" for labels, value in samples)]
+
+    lines = [
+        *family("pepper_ladder_games_total", "counter", "Games stored by this service.", [("", g.games)]),
+        *family("pepper_ladder_games_per_second", "gauge", "Games stored per second over the last minute.",
+                [("", g.rate(now or time.monotonic()))]),
+        *family("pepper_ladder_games_in_flight", "gauge", "Games being played now.", [("", g.in_flight)]),
+        *family("pepper_ladder_bots_connected", "gauge", "Active bots with the connections a game needs.",
+                [("", g.connected)]),
+        *family("pepper_ladder_bots_entered", "gauge", "Active bots entered.", [("", g.entered)]),
+        *family("pepper_ladder_games_pending", "gauge", "Planned games waiting for their bots.", [("", g.pending)]),
+        *family("pepper_ladder_faults_total", "counter", "Faults over the seats of the games stored, by kind.",
+                [(f'{{kind="{k}"}}', g.faults[k]) for k in ("illegal", "malformed", "timeout", "disconnect")]),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def create_ladder_app(d: LadderDir, gauges: Gauges | None = None,
+                      allowed_hosts: Sequence[str] = LOCAL_HOSTS) -> FastAPI:
+    """The web app over the ladder's arena store, with the ladder's pages, the submission API and ``/metrics``."""
+    app = create_app(d.arena_db, allowed_hosts=allowed_hosts)
+    app.include_router(router(d, gauges))
+    app.mount("/ladder-static", StaticFiles(directory=HERE / "static"), name="ladder-static")
+    # The ladder's pages extend the web app's layout (base.html): both template folders, the ladder's first.
+    pages = Jinja2Templates(directory=[HERE / "templates", WEB_TEMPLATES])
+
+    def page(request: Request, template: str, **context) -> HTMLResponse:
+        return pages.TemplateResponse(request, template, {"db": str(d.arena_db), "db_name": d.arena_db.name, **context})
+
+    @app.get("/ladder", response_class=HTMLResponse)
+    def ladder_page(request: Request):
+        return page(request, "ladder.html")
+
+    @app.get("/ladder/me", response_class=HTMLResponse)
+    def my_page(request: Request):
+        return page(request, "author.html")
+
+    @app.get("/ladder/authors/{author}", response_class=HTMLResponse)
+    def author_page(request: Request, author: str):
+        return page(request, "public_author.html", author=author)
+
+    @app.middleware("http")
+    async def body_limit(request: Request, call_next):
+        """The submission API reads small JSON bodies: a chunked one (no length), or one over MAX_BODY_BYTES, is
+        refused before it is read."""
+        if request.url.path.startswith("/api/ladder/") and request.method in ("POST", "PUT", "PATCH"):
+            length = request.headers.get("content-length")
+            if length is None and "transfer-encoding" in request.headers:
+                return JSONResponse({"detail": "send the body with a Content-Length"}, status_code=411)
+            if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+                return JSONResponse({"detail": f"the body is over {MAX_BODY_BYTES} bytes"}, status_code=413)
+        return await call_next(request)
+
+    @app.exception_handler(LadderError)
+    def ladder_error(request: Request, e: LadderError) -> JSONResponse:
+        return JSONResponse({"detail": str(e)}, status_code=e.status)
+
+    return app
+
+
+__all__ = ["create_ladder_app", "metrics_text", "router"]
