@@ -290,7 +290,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
            on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None) -> Progress:
     total = store.planned_count(run_id)
     done = store.game_ids(run_id).count
-    progress = Progress(total=total, done=done, resumed=done, faults=store.run_faults(run_id))
+    progress = Progress(total=total, done=done, resumed=done, faults=store.run_table_faults(run_id))
     arena.sink.rate(run_id)  # games a killed driver committed and did not get to rate
     queue = _tasks(ray, arena, store, run_id, bots, names, matches_per_task)
     versions = dict(arena.versions or {})
@@ -344,21 +344,35 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
     return progress
 
 
+def seat_faults(seat) -> int:
+    """A stored seat's faults as the ranked table counts them (``Store.run_table_faults``)."""
+    return seat.faults.timeout + seat.faults.illegal + seat.faults.malformed + seat.fallbacks
+
+
 def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], progress: Progress, committed: set[str],
            notify: Callable[[str], None]) -> None:
     """Store the games of the matches ``back`` once, in one transaction (a game already stored is dropped), their
-    crashes, and rate what is ready in plan order (one more transaction)."""
-    back = [r for r in back if not all(match_id(run_id, m) in committed for m in r.matches)]  # came back twice
-    games = [dataclasses.replace(g, run_id=run_id) for r in back for g in r.games]
-    stored = store.record_games(games)
-    committed.update(match_id(run_id, m) for r in back for m in r.matches)
-    if stored < len(games):
-        notify(f"{len(games) - stored} game(s) already stored were dropped, not counted twice")
-    progress.done += stored
-    progress.faults += sum(s.faults.illegal + s.faults.malformed + s.faults.timeout + s.faults.disconnect
-                           for g in games for s in g.seats)
+    crashes and withdrawals, and rate what is ready in plan order (one more transaction).
+
+    A result that arrives twice (a retry whose first attempt came back too, or one a later session stored) is
+    counted once in everything it carries: its crashes are stored and its faults counted only with the result
+    whose games were stored (or, for a result without games, the first one this session saw)."""
+    flags = store.record_group([dataclasses.replace(g, run_id=run_id) for r in back for g in r.games])
+    dropped = 0
+    k = 0
     for res in back:
-        _after(arena, store, run_id, res, progress, notify)
+        stored = flags[k:k + len(res.games)]
+        k += len(res.games)
+        ids = {match_id(run_id, m) for m in res.matches}
+        new = any(stored) if res.games else not ids <= committed
+        committed.update(ids)
+        dropped += stored.count(False)
+        progress.done += sum(stored)
+        progress.faults += sum(seat_faults(s) for g, kept in zip(res.games, stored) if kept for s in g.seats)
+        if new:
+            _after(arena, store, run_id, res, progress, notify)
+    if dropped:
+        notify(f"{dropped} game(s) already stored were dropped, not counted twice")
     arena.sink.rate(run_id)
 
 
@@ -367,6 +381,7 @@ def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: 
     for bot, code, replayed in res.crashes:
         store.record_crash(run_id, arena.pool, bot, (arena.versions or {}).get(bot, 1), code, replayed)
         progress.crashes += 1
+        progress.faults += 1   # a crash is one of the bot's faults in the table
         progress.replayed += replayed
     for bot, why in res.withdrawn.items():
         if bot not in arena.fleet.withdrawn:
