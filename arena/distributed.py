@@ -20,7 +20,7 @@ worker, referee and bots killed) and resubmitted. A killed driver loses nothing 
 command finds the run by its key and resubmits the matches with games still pending (Ray cancels the tasks of a
 driver that died).
 
-This module imports Ray only inside :func:`run`: the single-machine arena never loads it.
+This module imports Ray only inside :func:`run` and a task's body on a node: the single-machine arena never loads it.
 """
 
 from __future__ import annotations
@@ -55,6 +55,9 @@ MATCHES_PER_TASK = 1
 # A match still running this long after it was submitted is a straggler: cancelled and requeued.
 MATCH_TIMEOUT_S = 600.0
 POLL_S = 0.2
+# A cluster left without a node that has CPUs (every worker died or left) this long stops the run, resumable,
+# rather than waiting for its matches' timeouts and resubmissions (MATCH_TIMEOUT_S times 1 + MAX_RESUBMITS).
+NO_CPUS_S = 20.0
 
 
 @dataclass
@@ -123,8 +126,16 @@ def _shipped(bot: Bot, root: str | None) -> Bot:
     return dataclasses.replace(bot, cwd=str(Path.cwd() / rel))
 
 
+def _on_node(*args) -> MatchResult:
+    """A Ray task's body: :func:`play_match`, its node named by its Ray node id."""
+    import ray
+
+    return play_match(*args, node=f"{socket.gethostname()}:{os.getpid()} (Ray node {ray.get_runtime_context().get_node_id()})")
+
+
 def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], games: list[PlannedGame],
-               files: dict[str, str] | None = None, shipped_root: str | None = None) -> MatchResult:
+               files: dict[str, str] | None = None, shipped_root: str | None = None, *,
+               node: str | None = None) -> MatchResult:
     """Play the planned ``games`` (one match or a few) on this node: a referee and the bots' processes of its own,
     the single-machine tournament loop, a scratch store. ``files``: :func:`shipped_files`; ``shipped_root``: the
     driver's directory that Ray ships as the task's working directory (:func:`_shipped`). The body of a Ray task;
@@ -132,7 +143,7 @@ def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], gam
     bots = [_shipped(b, shipped_root) for b in bots]
     t0 = time.monotonic()
     first: list[float] = []
-    node = f"{socket.gethostname()}:{os.getpid()}"
+    node = node or f"{socket.gethostname()}:{os.getpid()}"
     with tempfile.TemporaryDirectory(prefix="pepper-match-") as tmp:
         store = Store(Path(tmp) / "match.db")
         try:
@@ -224,9 +235,9 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
         by_name = {b.name: b for b in bots}
         root = str(Path(working_dir).resolve()) if working_dir else None
         started_ray = _connect(ray, address, {"working_dir": root} if root else None)
-        remote_play = ray.remote(play_match)
+        remote_play = ray.remote(_on_node)
         progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
-                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None), root)
+                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None), root, address)
         arena.sink.rate(run_id, past_gaps=True)
         pending = store.pending(run_id)
         if not pending:
@@ -251,20 +262,42 @@ class _Task:
     ids: list[str] = field(default_factory=list)
 
 
-def _tasks(ray, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           matches_per_task: int) -> deque[_Task]:
+def cpu_nodes(ray) -> dict[str, int]:
+    """The cluster's live nodes that have CPUs for matches: node id -> CPUs."""
+    return {n["NodeID"]: int(n["Resources"].get("CPU", 0)) for n in ray.nodes()
+            if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1}
+
+
+def task_cpus(need: int, nodes: dict[str, int]) -> int:
+    """What a task asks Ray for: the CPUs its match could keep busy (``need``: its referee and a CPU per bot
+    process), at most what the smallest node with CPUs has, so that every node can take tasks (a task asking for
+    more than a node has never runs there). The processes of a turn-based game mostly wait for each other, so a
+    match on fewer CPUs than it has processes loses little."""
+    return max(1, min([need, *nodes.values()]))
+
+
+def cluster_plan(nodes: dict[str, int], cpus: int, matches_per_task: int) -> str:
+    """What the driver says at start-up about how it uses the cluster's CPUs."""
+    sizes = ", ".join(str(c) for c in sorted(nodes.values(), reverse=True))
+    slots = sum(c // cpus for c in nodes.values())
+    return (f"Ray cluster: {len(nodes)} node(s) with CPUs ({sizes}; {sum(nodes.values())} in all): each task plays "
+            f"{matches_per_task} match(es) on {cpus} CPU(s) with a referee and bots of its own, "
+            f"{slots} task(s) at once")
+
+
+def _tasks(arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+           matches_per_task: int, nodes: dict[str, int]) -> deque[_Task]:
     """The run's matches with games pending, ``matches_per_task`` to a task, each asking for the CPUs its largest
-    match needs (at most a node's)."""
+    match needs (:func:`task_cpus`)."""
     by_match: dict[int, list[PlannedGame]] = {}
     for g in store.pending(run_id):
         by_match.setdefault(g.match, []).append(g)
-    largest = max((n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")), default=1) or 1
     queue: deque[_Task] = deque()
     matches = sorted(by_match)
     for k in range(0, len(matches), matches_per_task):
         games = [g for m in matches[k:k + matches_per_task] for g in by_match[m]]
         cpus = max(_cpus_per_match(arena, bots, names, g.seats) for g in games)
-        queue.append(_Task(games, min(cpus, int(largest)), ids=[match_id(run_id, m) for m in matches[k:k + matches_per_task]]))
+        queue.append(_Task(games, task_cpus(cpus, nodes), ids=[match_id(run_id, m) for m in matches[k:k + matches_per_task]]))
     return queue
 
 
@@ -287,12 +320,16 @@ def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]
 
 
 def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None) -> Progress:
+           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None,
+           address: str) -> Progress:
     total = store.planned_count(run_id)
     done = store.game_ids(run_id).count
     progress = Progress(total=total, done=done, resumed=done, faults=store.run_table_faults(run_id))
     arena.sink.rate(run_id)  # games a killed driver committed and did not get to rate
-    queue = _tasks(ray, arena, store, run_id, bots, names, matches_per_task)
+    nodes = _wait_for_cpus(ray, cpu_nodes(ray), time.monotonic(), progress, address)
+    queue = _tasks(arena, store, run_id, bots, names, matches_per_task, nodes)
+    if queue:
+        notify(cluster_plan(nodes, queue[0].cpus, matches_per_task))
     versions = dict(arena.versions or {})
     files = shipped_files(arena.cfg)
     flying: dict = {}   # ObjectRef -> _Task
@@ -313,12 +350,19 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         notify(f"match {', '.join(task.ids)}: {why}; submitted again")
         queue.appendleft(task)
 
-    last_tick = 0.0
+    last_tick = last_nodes = time.monotonic()
     while queue or flying:
+        if time.monotonic() - last_nodes > 1.0:
+            last_nodes = time.monotonic()
+            if not (nodes := cpu_nodes(ray)):
+                for ref in flying:
+                    ray.cancel(ref, force=True)
+                nodes = _wait_for_cpus(ray, nodes, last_nodes, progress, address)
+                queue.extendleft(reversed(list(flying.values())))
+                flying.clear()
         # As many matches in flight as the cluster can run at once (and a few queued), so that a match's timeout
         # counts its running time, not a long wait in Ray's queue.
-        cpus = ray.cluster_resources().get("CPU", 1)
-        while queue and len(flying) < max(1, int(cpus // max(1, queue[0].cpus))) + 2:
+        while queue and len(flying) < max(1, sum(c // queue[0].cpus for c in nodes.values())) + 2:
             task = queue.popleft()
             if arena.fleet.withdrawn.keys() & {s for g in task.games for s in g.seats}:
                 continue  # not played: stays pending
@@ -347,6 +391,19 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
 def seat_faults(seat) -> int:
     """A stored seat's faults as the ranked table counts them (``Store.run_table_faults``)."""
     return seat.faults.timeout + seat.faults.illegal + seat.faults.malformed + seat.fallbacks
+
+
+def _wait_for_cpus(ray, nodes: dict[str, int], since: float, progress: Progress, address: str) -> dict[str, int]:
+    """``nodes`` when the cluster has a node with CPUs, else those nodes once one joins within NO_CPUS_S of
+    ``since``; raises ArenaError (the run resumable) when none does."""
+    while not nodes:
+        if time.monotonic() - since > NO_CPUS_S:
+            raise ArenaError(f"the Ray cluster at {address} has had no node with CPUs for {NO_CPUS_S:.0f}s (every "
+                             f"worker node died or left): stopped with {progress.done}/{progress.total} games "
+                             "committed; start worker nodes, then run the same command again to resume")
+        time.sleep(1.0)
+        nodes = cpu_nodes(ray)
+    return nodes
 
 
 def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], progress: Progress, committed: set[str],

@@ -331,3 +331,56 @@ def test_a_match_that_comes_back_twice_is_committed_and_rated_once(tmp_path):
         assert rated == (2, 4)   # each game rated once, for each of its 2 bots
     finally:
         st.close()
+
+
+def _nodes_played_on(tmp_path: Path) -> set[str]:
+    """The Ray node ids the matches were played on (each attempt's line in its match.log)."""
+    return {line.split("(Ray node ", 1)[1].split(")", 1)[0]
+            for p in (tmp_path / "arena-logs").glob("match-*/match.log") for line in p.read_text().splitlines()
+            if " started on " in line}
+
+
+def test_a_node_smaller_than_a_match_needs_is_used_and_the_start_says_how_the_cpus_are_used(cluster, tmp_path):
+    # A match wants 3 CPUs (a referee, two bots); the nodes have 2, 2 and 1: tasks sized to 1 CPU run on all three.
+    small = cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+    cluster.wait_for_nodes()
+    try:
+        db = _db(tmp_path, "ray.db")
+        out = _pepper([*_run_args(db, 16), "--ray", cluster.address], tmp_path, timeout=180)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "Ray cluster: 3 node(s) with CPUs (2, 2, 1; 5 in all): each task plays 1 match(es) on 1 CPU(s) with " \
+               "a referee and bots of its own, 5 task(s) at once" in out.stdout + out.stderr, out.stdout + out.stderr
+        assert small.node_id in _nodes_played_on(tmp_path), (small.node_id, _nodes_played_on(tmp_path))
+    finally:
+        cluster.remove_node(small)
+
+
+def test_a_cluster_whose_every_worker_dies_stops_the_run_within_a_minute_and_the_same_command_resumes_it(
+        cluster, tmp_path):
+    games = 8
+    db = _db(tmp_path, "ray.db")
+    args = [sys.executable, "-m", "pepper_cli", *_run_args(db, games), "--ray", cluster.address]
+    driver = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              stdin=subprocess.DEVNULL, env=os.environ | RAY_ENV)
+    try:
+        deadline = time.monotonic() + 120
+        while _committed(db) < 2 and driver.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert driver.poll() is None, driver.communicate()[0]
+        for node in list(cluster.workers):
+            _die(cluster, node)
+        died = time.monotonic()
+        output, _ = driver.communicate(timeout=120)
+        waited = time.monotonic() - died
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        cluster.workers = [cluster.add_node(num_cpus=2, node_ip_address="127.0.0.1") for _ in range(2)]
+        cluster.wait_for_nodes()
+    assert driver.returncode == 1 and waited < 60, (waited, output)
+    assert "has had no node with CPUs for 20s (every worker node died or left): stopped with" in output, output
+    assert "run the same command again to resume" in output and "Traceback" not in output, output
+    out = _pepper(args[3:], tmp_path, timeout=180)   # the same command, on the cluster's new workers
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{games}/{games} games" in out.stdout
+    assert [g[0] for g in _outcome(db)[0]] == list(range(games))
