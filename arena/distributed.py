@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import signal
 import socket
 import tempfile
 import time
@@ -50,8 +51,12 @@ from .tournament import Arena
 # match whose task failed otherwise (an error raised in it, a straggler cancelled): both before the run stops.
 MAX_RETRIES = 3
 MAX_RESUBMITS = 3
-# Matches a task plays: one duplicate block each by default (the unit a lost node costs).
-MATCHES_PER_TASK = 1
+# Matches a task plays when --ray-matches is not given: enough that each of the cluster's task slots plays about
+# TASKS_PER_SLOT tasks (a task's start, its worker, referee and bots, costs 1-4 s: spread over many games, and its
+# games in flight keep the processes' batches full, as on one machine), at most MAX_MATCHES_PER_TASK (what a lost
+# node or a straggler costs), at least one.
+TASKS_PER_SLOT = 4
+MAX_MATCHES_PER_TASK = 50
 # A match still running this long after it was submitted is a straggler: cancelled and requeued.
 MATCH_TIMEOUT_S = 600.0
 POLL_S = 0.2
@@ -182,16 +187,76 @@ def _log(cfg: RunConfig, line: str) -> None:
 
 
 # ----------------------------------------------------------------------------- the driver
-def _connect(ray, address: str, runtime_env: dict | None) -> bool:
-    """Join the cluster at ``address`` (``auto``: the one this machine belongs to; ``local``: start one here).
-    Returns whether this call started Ray (and so shuts it down)."""
+def _processes() -> dict[int, int]:
+    """Every process of this machine: pid -> parent pid (Linux's /proc)."""
+    out = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                out[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+def _kill_started(before: set[int]) -> None:
+    """Kill the descendants of this process that were not running in ``before``: what a failed start of Ray left
+    (its GCS, raylet and their children), which ``ray.shutdown()`` does not know of when the start failed."""
+    parent = _processes()
+    mine = {os.getpid()}
+    for _ in range(8):   # descendants, a generation at a time
+        mine |= {pid for pid, ppid in parent.items() if ppid in mine}
+    for pid in mine - before - {os.getpid()}:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _reachable(address: str) -> str | None:
+    """Why nothing answers at ``HOST:PORT`` (None when something does): Ray itself would retry for minutes."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return None   # Ray's own forms (ray://..., a GCS address file): left to Ray
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    return None
+
+
+def _connect(ray, address: str, runtime_env: dict | None, *, cpus: int | None = None,
+             object_store_mb: int | None = None) -> bool:
+    """Join the cluster at ``address`` (``auto``: the one this machine belongs to; ``local``: start one here, of
+    ``cpus`` and an object store of ``object_store_mb``, Ray's defaults when None). Returns whether this call
+    started Ray (and so shuts it down). A failure is one ArenaError line with its cause and what to do; a failed
+    start leaves no Ray process behind."""
     if ray.is_initialized():
         return False
     kw = {"runtime_env": runtime_env} if runtime_env else {}
-    if address == "local":  # a new instance, even where a cluster runs on this machine (ray.init() would join it)
-        ray.init(address="local", include_dashboard=False, log_to_driver=False, **kw)
-    else:
-        ray.init(address=address, log_to_driver=False, **kw)
+    if address not in ("local", "auto") and (why := _reachable(address)):
+        raise ArenaError(f"no Ray cluster answers at {address} ({why}): start its head there (`ray start --head`, "
+                         "docs/cluster.md) or check the address; --ray local starts one on this machine")
+    before = set(_processes())
+    try:
+        if address == "local":  # a new instance, even where a cluster runs on this machine (ray.init() would join it)
+            ray.init(address="local", include_dashboard=False, log_to_driver=False, num_cpus=cpus,
+                     object_store_memory=object_store_mb * 2**20 if object_store_mb else None, **kw)
+        else:
+            ray.init(address=address, log_to_driver=False, **kw)
+    except Exception as e:  # noqa: BLE001 - Ray raises many kinds; each becomes one line
+        cause = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        try:
+            ray.shutdown()
+        finally:
+            _kill_started(before)
+        what = ("a Ray instance could not start on this machine: see Ray's logs (session_latest/logs in its temp "
+                "dir, /tmp/ray by default; a loaded machine: fewer --ray-cpus; a small /dev/shm: a smaller "
+                "--ray-object-store; too few open files: ulimit -n 8192)"
+                if address == "local" else
+                f"could not join the Ray cluster at {address}: check that this machine's Ray version and "
+                "RAY_AUTH_TOKEN match the cluster's (docs/cluster.md)")
+        raise ArenaError(f"{what}; Ray said: {cause}") from None
     return True
 
 
@@ -204,13 +269,15 @@ def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats:
 
 def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None] | None = None,
         notify: Callable[[str], None] | None = None, *, match_timeout_s: float = MATCH_TIMEOUT_S,
-        matches_per_task: int = MATCHES_PER_TASK, working_dir: str | None = None,
-        on_match: Callable[[MatchResult], None] | None = None) -> tuple[int, Progress]:
+        matches_per_task: int | None = None, working_dir: str | None = None,
+        on_match: Callable[[MatchResult], None] | None = None, local_cpus: int | None = None,
+        object_store_mb: int | None = None) -> tuple[int, Progress]:
     """Play every pending game of the run ``config`` describes as Ray tasks on the cluster at ``address``
     (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. ``working_dir``: a directory Ray ships
     to every node as the tasks' working directory (Ray's runtime_env), where the bots registered with a cwd in it
     run from (docs/cluster.md). ``on_match``: called with each match's result as it
-    is committed. Returns (run id, progress)."""
+    is committed. ``local_cpus``, ``object_store_mb``: the CPUs and object store of the instance ``local`` starts
+    (Ray's defaults: every core, 30% of the memory). Returns (run id, progress)."""
     if config.adaptive:
         raise UsageError("--ray plays fixed schedules; --adaptive is not supported with --ray yet")
     if config.referee:
@@ -234,10 +301,15 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
         names = [b.name for b in bots]
         by_name = {b.name: b for b in bots}
         root = str(Path(working_dir).resolve()) if working_dir else None
-        started_ray = _connect(ray, address, {"working_dir": root} if root else None)
+        if address == "local":
+            notify("--ray local: one machine's CPUs, as the arena without --ray uses them, but with Ray's start-up and "
+                   "a referee and bots per task: the arena without --ray plays the same run faster here; --ray pays "
+                   "off across machines (docs/cluster.md, \"Measured\")")
+        started_ray = _connect(ray, address, {"working_dir": root} if root else None, cpus=local_cpus,
+                               object_store_mb=object_store_mb)
         remote_play = ray.remote(_on_node)
         progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
-                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None), root, address)
+                          match_timeout_s, matches_per_task, on_match or (lambda r: None), root, address)
         arena.sink.rate(run_id, past_gaps=True)
         pending = store.pending(run_id)
         if not pending:
@@ -286,19 +358,23 @@ def cluster_plan(nodes: dict[str, int], cpus: int, matches_per_task: int) -> str
 
 
 def _tasks(arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           matches_per_task: int, nodes: dict[str, int]) -> deque[_Task]:
-    """The run's matches with games pending, ``matches_per_task`` to a task, each asking for the CPUs its largest
-    match needs (:func:`task_cpus`)."""
+           matches_per_task: int | None, nodes: dict[str, int]) -> deque[_Task]:
+    """The run's matches with games pending, ``matches_per_task`` to a task (None: see TASKS_PER_SLOT), each task
+    asking for the CPUs the run's largest match needs (:func:`task_cpus`)."""
     by_match: dict[int, list[PlannedGame]] = {}
     for g in store.pending(run_id):
         by_match.setdefault(g.match, []).append(g)
-    queue: deque[_Task] = deque()
+    if not by_match:
+        return deque()
+    cpus = task_cpus(max(_cpus_per_match(arena, bots, names, g.seats) for gs in by_match.values() for g in gs), nodes)
     matches = sorted(by_match)
-    for k in range(0, len(matches), matches_per_task):
-        games = [g for m in matches[k:k + matches_per_task] for g in by_match[m]]
-        cpus = max(_cpus_per_match(arena, bots, names, g.seats) for g in games)
-        queue.append(_Task(games, task_cpus(cpus, nodes), ids=[match_id(run_id, m) for m in matches[k:k + matches_per_task]]))
-    return queue
+    if matches_per_task is None:
+        slots = max(1, sum(c // cpus for c in nodes.values()))
+        matches_per_task = min(MAX_MATCHES_PER_TASK, -(-len(matches) // (slots * TASKS_PER_SLOT)))
+    per = max(1, matches_per_task)
+    return deque(_Task([g for m in matches[k:k + per] for g in by_match[m]], cpus,
+                       ids=[match_id(run_id, m) for m in matches[k:k + per]])
+                 for k in range(0, len(matches), per))
 
 
 def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]) -> list[MatchResult]:
@@ -320,7 +396,7 @@ def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]
 
 
 def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None,
+           on_progress, notify, match_timeout_s: float, matches_per_task: int | None, on_match, root: str | None,
            address: str) -> Progress:
     total = store.planned_count(run_id)
     done = store.game_ids(run_id).count
@@ -329,7 +405,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
     nodes = _wait_for_cpus(ray, cpu_nodes(ray), time.monotonic(), progress, address)
     queue = _tasks(arena, store, run_id, bots, names, matches_per_task, nodes)
     if queue:
-        notify(cluster_plan(nodes, queue[0].cpus, matches_per_task))
+        notify(cluster_plan(nodes, queue[0].cpus, len(queue[0].ids)))
     versions = dict(arena.versions or {})
     files = shipped_files(arena.cfg)
     flying: dict = {}   # ObjectRef -> _Task
@@ -377,10 +453,10 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
                 on_match(res)
         now = time.monotonic()
         for ref, task in list(flying.items()):
-            if now - task.submitted > match_timeout_s:
+            if now - task.submitted > match_timeout_s * len(task.ids):   # a timeout per match it plays
                 flying.pop(ref)
                 ray.cancel(ref, force=True)
-                again(task, f"still running after {match_timeout_s:.0f}s (a straggler): cancelled")
+                again(task, f"still running after {match_timeout_s * len(task.ids):.0f}s (a straggler): cancelled")
         if ready or now - last_tick > 1.0:
             last_tick = now
             progress.in_flight = sum(len(t.games) for t in flying.values())
@@ -447,4 +523,4 @@ def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: 
                    "played (run the same command again once it is fixed)")
 
 
-__all__ = ["MATCHES_PER_TASK", "MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run"]
+__all__ = ["MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run"]

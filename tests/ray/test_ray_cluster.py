@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -384,3 +385,17 @@ def test_a_cluster_whose_every_worker_dies_stops_the_run_within_a_minute_and_the
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"{games}/{games} games" in out.stdout
     assert [g[0] for g in _outcome(db)[0]] == list(range(games))
+
+
+def test_a_cluster_address_where_nothing_answers_fails_at_once_in_one_line_with_what_to_do(tmp_path):
+    db = _db(tmp_path, "ray.db")
+    with socket.socket() as s:   # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    out = _pepper([*_run_args(db, 4), "--ray", f"127.0.0.1:{port}"], tmp_path, timeout=120)
+    assert out.returncode == 1 and time.monotonic() - t0 < 30, out.stdout + out.stderr
+    assert f"no Ray cluster answers at 127.0.0.1:{port} (Connection refused): start its head there" in out.stderr, \
+        out.stderr
+    assert "Traceback" not in out.stdout + out.stderr and len(out.stderr.strip().splitlines()) <= 2, out.stderr
+
