@@ -83,8 +83,8 @@ def arena_run(
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches as Ray tasks across a "
                                             "cluster: auto (the cluster this machine is in), local (start one here) or "
                                             "HOST:PORT (docs/cluster.md; needs Ray: the ray extra).")] = None,
-    ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds after which a "
-                                               "match still running is cancelled and played again.")] = 600.0,
+    ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds per match after "
+                                               "which a task still running is cancelled and played again.")] = 600.0,
     ray_working_dir: Annotated[Path | None, typer.Option("--ray-working-dir", metavar="DIR", help="With --ray: ship DIR "
                                                          "to every node (Ray's working_dir); bots registered with a cwd "
                                                          "in it run from the copy there.")] = None,
