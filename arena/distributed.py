@@ -5,18 +5,18 @@ first, see :meth:`arena.tournament.Arena.open_run`), splits the planned games st
 duplicate block each, ``planned_games.match``) and runs each as a Ray task. A task (:func:`play_match`) plays
 its match with the single-machine tournament loop itself: an :class:`~arena.tournament.Arena` on a scratch store
 that holds just that match's plan (a fixed planner of that plan, a collecting sink: :func:`_match_arena`), with its own referee and the match's bots as local processes (or in the Docker
-sandbox) on the task's node, and returns the finished games (results, records, each seat's decision timings) and
-the bot crashes it saw. So the crash policy, withdrawals and time controls are the same code on one machine and
+sandbox) on the task's node, and streams the finished games back as they finish (results, records, each seat's
+decision timings; :func:`stream_match`), then the bot crashes it saw. So the crash policy, withdrawals and time controls are the same code on one machine and
 on a thousand.
 
-The driver is the only writer of the SQLite store. It commits each match's games in one transaction under their
-plan indexes (:meth:`arena.store.Store.record_games`: a game already stored is dropped, so a match that comes
+The driver is the only writer of the SQLite store. It commits the games that came back in one transaction under
+their plan indexes (:meth:`arena.store.Store.record_games`: a game already stored is dropped, so a match that comes
 back twice is counted once) and rates the stored games in plan order, as the single-machine arena does: the same
 command and seed give the same table, however the matches were spread over the nodes.
 
 Faults. A task whose node dies is retried by Ray on another node (``max_retries``); one that raises is
-resubmitted by the driver a few times; one that runs past ``match_timeout_s`` (a straggler) is cancelled (its
-worker, referee and bots killed) and resubmitted. A killed driver loses nothing that was committed: the same
+resubmitted by the driver a few times; one that runs past ``match_timeout_s`` a match (a straggler) is cancelled
+(its worker, referee and bots killed) and resubmitted; a cluster left without CPUs stops the run (NO_CPUS_S). A killed driver loses nothing that was committed: the same
 command finds the run by its key and resubmits the matches with games still pending (Ray cancels the tasks of a
 driver that died).
 
@@ -28,12 +28,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import queue
 import signal
 import socket
 import tempfile
+import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +62,8 @@ MAX_MATCHES_PER_TASK = 50
 # A match still running this long after it was submitted is a straggler: cancelled and requeued.
 MATCH_TIMEOUT_S = 600.0
 POLL_S = 0.2
+# How often a task hands the driver the games it finished since the last time (at most).
+STREAM_S = 0.5
 # A cluster left without a node that has CPUs (every worker died or left) this long stops the run, resumable,
 # rather than waiting for its matches' timeouts and resubmissions (MATCH_TIMEOUT_S times 1 + MAX_RESUBMITS).
 NO_CPUS_S = 20.0
@@ -77,6 +81,8 @@ class MatchResult:
     seconds: float                                  # the task's wall time
     setup_s: float                                  # of which before its first game: referee, bots, connections
     round_trip_s: float = 0.0                       # from its submission to its result at the driver (set there)
+    streamed: int = 0                               # games handed out before it, as they finished (stream_match)
+    final: bool = True                              # False: a batch of games a task handed out while it plays
 
 
 def match_id(run_id: int, match: int) -> str:
@@ -85,14 +91,15 @@ def match_id(run_id: int, match: int) -> str:
 
 
 # ----------------------------------------------------------------------------- on a worker node
-def _match_arena(config: RunConfig, store: Store, games: list[PlannedGame], on_progress: Callable[[Progress], None]) -> Arena:
+def _match_arena(config: RunConfig, store: Store, games: list[PlannedGame], on_progress: Callable[[Progress], None],
+                 on_game: Callable[[NewGame], None] | None = None) -> Arena:
     """The tournament loop over a scratch store that holds one match's plan: that plan (a fixed planner), its games
     collected unrated (the driver rates, in the whole run's plan order). A match has only its line-up's bots, so one
     withdrawn leaves too few to play it: its games are not played (they stay pending) and the driver withdraws the
     bot from the run, while the other matches play on (``end_when_short`` off)."""
     plan = [(g.match, g.ruleset, g.players, g.seed, g.seats) for g in games]
     return Arena(config, store, on_progress, planner=lambda ctx: FixedPlanner(ctx, plan),
-                 sink=lambda ctx: CollectingSink(ctx, [g.idx for g in games]), end_when_short=False)
+                 sink=lambda ctx: CollectingSink(ctx, [g.idx for g in games], on_game), end_when_short=False)
 
 
 def _open_match(arena: Arena, versions: dict[str, int]) -> tuple[int, list[Bot]]:
@@ -131,20 +138,49 @@ def _shipped(bot: Bot, root: str | None) -> Bot:
     return dataclasses.replace(bot, cwd=str(Path.cwd() / rel))
 
 
-def _on_node(*args) -> MatchResult:
-    """A Ray task's body: :func:`play_match`, its node named by its Ray node id."""
+def stream_match(*args, node: str | None = None, every_s: float = STREAM_S) -> Iterator[list[NewGame] | MatchResult]:
+    """:func:`play_match`, its finished games handed out as they finish: a list of them at most every ``every_s``
+    while the match plays, then its :class:`MatchResult` (its crashes and withdrawals; its games already handed out,
+    ``streamed``). The match plays in a thread of its own meanwhile."""
+    finished: queue.Queue[NewGame] = queue.Queue()
+    out: list[MatchResult] = []
+    error: list[BaseException] = []
+
+    def play() -> None:
+        try:
+            out.append(play_match(*args, node=node, on_game=finished.put))
+        except BaseException as e:  # noqa: BLE001 - raised again in the generator, where Ray reports it
+            error.append(e)
+
+    player = threading.Thread(target=play, name="pepper-match", daemon=True)
+    player.start()
+    while player.is_alive() or not finished.empty():
+        player.join(timeout=every_s)
+        batch = []
+        while not finished.empty():
+            batch.append(finished.get())
+        if batch:
+            yield batch
+    if error:
+        raise error[0]
+    yield dataclasses.replace(out[0], games=[], streamed=len(out[0].games))
+
+
+def _on_node(*args) -> Iterator[list[NewGame] | MatchResult]:
+    """A Ray task's body: :func:`stream_match`, its node named by its Ray node id."""
     import ray
 
-    return play_match(*args, node=f"{socket.gethostname()}:{os.getpid()} (Ray node {ray.get_runtime_context().get_node_id()})")
+    yield from stream_match(*args, node=f"{socket.gethostname()}:{os.getpid()} (Ray node "
+                                        f"{ray.get_runtime_context().get_node_id()})")
 
 
 def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], games: list[PlannedGame],
                files: dict[str, str] | None = None, shipped_root: str | None = None, *,
-               node: str | None = None) -> MatchResult:
+               node: str | None = None, on_game: Callable[[NewGame], None] | None = None) -> MatchResult:
     """Play the planned ``games`` (one match or a few) on this node: a referee and the bots' processes of its own,
     the single-machine tournament loop, a scratch store. ``files``: :func:`shipped_files`; ``shipped_root``: the
-    driver's directory that Ray ships as the task's working directory (:func:`_shipped`). The body of a Ray task;
-    callable without Ray too."""
+    driver's directory that Ray ships as the task's working directory (:func:`_shipped`); ``on_game``: called with
+    each game as it finishes (:func:`stream_match`). The body of a Ray task; callable without Ray too."""
     bots = [_shipped(b, shipped_root) for b in bots]
     t0 = time.monotonic()
     first: list[float] = []
@@ -167,7 +203,8 @@ def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], gam
             cfg = dataclasses.replace(config, db=str(Path(tmp) / "match.db"), bots=[b.name for b in bots],
                                       log_dir=str(Path(config.log_dir) / f"match-{matches[0]}"), shards=1)
             _log(cfg, f"started on {node}: matches {', '.join(map(str, matches))}, {len(games)} game(s)")
-            arena = _match_arena(cfg, store, games, lambda p: first.append(time.monotonic()) if not first else None)
+            arena = _match_arena(cfg, store, games, lambda p: first.append(time.monotonic()) if not first else None,
+                                 on_game)
             run_id, match_bots = _open_match(arena, versions)
             asyncio.run(arena.play(run_id, match_bots))
             finished = arena.sink.finished  # type: ignore[attr-defined]
@@ -378,20 +415,32 @@ def _tasks(arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names:
 
 
 def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]) -> list[MatchResult]:
-    """The results of the ``ready`` tasks (taken out of ``flying``); a task that failed is handed to ``again``."""
+    """What the ``ready`` tasks handed out: a batch of finished games (``final`` False) or a task's last word (taken
+    out of ``flying``); a task that failed is taken out and handed to ``again``."""
     back: list[MatchResult] = []
-    for ref in ready:
-        task = flying.pop(ref)
+    for gen in ready:
+        task = flying[gen]
         try:
-            res: MatchResult = ray.get(ref)
+            item = ray.get(next(gen))
+        except StopIteration:                       # ended without its result: Ray's retries gave up
+            flying.pop(gen)
+            again(task, "lost (ended without a result)")
+            continue
         except ray.exceptions.RayTaskError as e:   # raised in the task: the message is the arena's
+            flying.pop(gen)
             again(task, f"failed: {e.cause if getattr(e, 'cause', None) else e}")
             continue
         except ray.exceptions.RayError as e:        # its worker or node lost past Ray's retries, cancelled
+            flying.pop(gen)
             again(task, f"lost ({type(e).__name__})")
             continue
-        res.round_trip_s = time.monotonic() - task.submitted
-        back.append(res)
+        if isinstance(item, MatchResult):
+            flying.pop(gen)
+            item.round_trip_s = time.monotonic() - task.submitted
+            back.append(item)
+        else:
+            back.append(MatchResult([int(i.rsplit("/", 1)[1]) for i in task.ids], item, [], {}, "", 0.0, 0.0,
+                                    final=False))
     return back
 
 
@@ -414,7 +463,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
     def submit(task: _Task) -> None:
         task.submitted = time.monotonic()
         ref = remote_play.options(num_cpus=task.cpus, max_retries=MAX_RETRIES, retry_exceptions=False,
-                                  name=f"pepper match {task.ids[0]}").remote(
+                                  num_returns="streaming", name=f"pepper match {task.ids[0]}").remote(
             arena.cfg, [bots[n] for n in sorted({s for g in task.games for s in g.seats})], versions, task.games, files, root)
         flying[ref] = task
 
@@ -450,7 +499,8 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         if back := _collect(ray, flying, ready, again):
             commit(arena, store, run_id, back, progress, committed, notify)
             for res in back:
-                on_match(res)
+                if res.final:
+                    on_match(res)
         now = time.monotonic()
         for ref, task in list(flying.items()):
             if now - task.submitted > match_timeout_s * len(task.ids):   # a timeout per match it plays
@@ -489,7 +539,8 @@ def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], pro
 
     A result that arrives twice (a retry whose first attempt came back too, or one a later session stored) is
     counted once in everything it carries: its crashes are stored and its faults counted only with the result
-    whose games were stored (or, for a result without games, the first one this session saw)."""
+    whose games were stored (or, for a result without games, the first one this session saw). A batch of games a
+    task handed out while it plays (``final`` False) carries only its games."""
     flags = store.record_group([dataclasses.replace(g, run_id=run_id) for r in back for g in r.games])
     dropped = 0
     k = 0
@@ -497,8 +548,9 @@ def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], pro
         stored = flags[k:k + len(res.games)]
         k += len(res.games)
         ids = {match_id(run_id, m) for m in res.matches}
-        new = any(stored) if res.games else not ids <= committed
-        committed.update(ids)
+        new = res.final and (any(stored) if res.games else not ids <= committed)
+        if res.final:
+            committed.update(ids)
         dropped += stored.count(False)
         progress.done += sum(stored)
         progress.faults += sum(seat_faults(s) for g, kept in zip(res.games, stored) if kept for s in g.seats)

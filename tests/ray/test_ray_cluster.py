@@ -173,6 +173,35 @@ def test_a_tournament_across_two_nodes_gives_the_same_games_and_table_as_on_one_
     assert _attempts(tmp_path) == {f"match-{m}": 1 for m in range(games // 2)}
 
 
+
+def test_a_task_streams_its_finished_games_and_the_driver_commits_them_before_the_task_ends(cluster, tmp_path):
+    games = 8
+    db = _db(tmp_path, "ray.db")
+    # A bot that thinks 100 ms a decision: a game takes a second or so, played one at a time.
+    out = _pepper(["bot", "register", "slow", "--command", "{python} -m sample_bots montecarlo --budget-ms 100",
+                   "--cwd", str(ROOT), "--db", str(db)], tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-matches", "4", "--concurrency", "1"]
+    args[args.index("heuristic,h2")] = "heuristic,slow"
+    # All 4 matches in one task: all-or-nothing, the store would go from 0 games to 8 at once.
+    driver = subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, stdin=subprocess.DEVNULL, env=os.environ | RAY_ENV)
+    seen = set()
+    try:
+        deadline = time.monotonic() + 150
+        while driver.poll() is None and time.monotonic() < deadline:
+            seen.add(_committed(db))
+            time.sleep(0.02)
+        output, _ = driver.communicate(timeout=30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 0, output
+    assert "each task plays 4 match(es)" in output and _attempts(tmp_path) == {"match-0": 1}, output
+    assert seen & set(range(1, games)), seen   # some of the task's games committed while it played on
+    assert [g[0] for g in _outcome(db)[0]] == list(range(games))
+
+
 def test_a_worker_node_that_dies_mid_run_loses_and_duplicates_no_game(cluster, tmp_path):
     games = 16
     db = _db(tmp_path, "ray.db")
