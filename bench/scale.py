@@ -18,7 +18,7 @@ file), duplicate matches of 2 games: short games, so the overhead per match show
 share the same cores, so 2 nodes cannot be faster than one here; the figure says what the overhead of a second
 node costs, not what a second machine gives. ``--pin`` gives each node ``--cpus`` cores of its own (CPU affinity
 of its raylet, inherited by its workers, referees and bots): on a machine with nodes x cpus cores, ``--nodes
-1,2,4 --pin`` draws the speed-up curve; its table goes to docs/results/scale-pinned.md.
+1,2,4 --pin`` draws the speed-up curve, in a table of its own (the "-pinned" file beside scale.md).
 
     .venv/bin/python bench/scale.py [--games 40] [--nodes 1,2] [--cpus 2] [--per-task 1,5] [--commit-games 4000]
                                     [--fill 1000000] [--pin] [--project 100]
