@@ -2,12 +2,10 @@
 
 The driver (the machine that runs the command) opens the run as the single-machine arena does (its plan stored
 first, see :meth:`arena.tournament.Arena.open_run`), splits the planned games still to play into matches (a
-duplicate block each, ``planned_games.match``) and runs each as a Ray task. A task (:func:`play_match`) plays
-its match with the single-machine tournament loop itself: an :class:`~arena.tournament.Arena` on a scratch store
-that holds just that match's plan (a fixed planner of that plan, a collecting sink: :func:`_match_arena`), with its own referee and the match's bots as local processes (or in the Docker
-sandbox) on the task's node, and streams the finished games back as they finish (results, records, each seat's
-decision timings; :func:`stream_match`), then the bot crashes it saw. So the crash policy, withdrawals and time controls are the same code on one machine and
-on a thousand.
+duplicate block each, ``planned_games.match``) and runs them as Ray tasks, a few matches each. A task plays them
+with the single-machine tournament loop itself, with a referee and the bots of its own on its node, and streams
+the finished games back as they finish, then the bot crashes it saw (:mod:`arena.match_task`). So the crash
+policy, withdrawals and time controls are the same code on one machine and on a thousand.
 
 The driver is the only writer of the SQLite store. It commits the games that came back in one transaction under
 their plan indexes (:meth:`arena.store.Store.record_games`: a game already stored is dropped, so a match that comes
@@ -25,27 +23,20 @@ This module imports Ray only inside :func:`run` and a task's body on a node: the
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
-import queue
-import signal
 import socket
-import tempfile
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.rules import BUILTIN_RULESETS
-
 from .config import RunConfig
 from .errors import ArenaError, UsageError
-from .planners import FixedPlanner
+from .match_task import MatchResult, match_id, play_match, shipped_files, stream_match
 from .progress import Progress
-from .sinks import CollectingSink
+from .ray_start import connect
 from .store import Bot, BotKind, NewGame, PlannedGame, Store
 from .tournament import Arena
 
@@ -62,108 +53,9 @@ MAX_MATCHES_PER_TASK = 50
 # A match still running this long after it was submitted is a straggler: cancelled and requeued.
 MATCH_TIMEOUT_S = 600.0
 POLL_S = 0.2
-# How often a task hands the driver the games it finished since the last time (at most).
-STREAM_S = 0.5
 # A cluster left without a node that has CPUs (every worker died or left) this long stops the run, resumable,
 # rather than waiting for its matches' timeouts and resubmissions (MATCH_TIMEOUT_S times 1 + MAX_RESUBMITS).
 NO_CPUS_S = 20.0
-
-
-@dataclass
-class MatchResult:
-    """What a task sends back: its games (with their global plan indexes), crashes, withdrawals and timings."""
-
-    matches: list[int]
-    games: list[NewGame]
-    crashes: list[tuple[str, int | None, int]]     # (bot, exit code, games it replayed)
-    withdrawn: dict[str, str]                       # bot -> why it was withdrawn while playing the match
-    node: str                                       # host name and pid of the worker that played it
-    seconds: float                                  # the task's wall time
-    setup_s: float                                  # of which before its first game: referee, bots, connections
-    round_trip_s: float = 0.0                       # from its submission to its result at the driver (set there)
-    streamed: int = 0                               # games handed out before it, as they finished (stream_match)
-    final: bool = True                              # False: a batch of games a task handed out while it plays
-
-
-def match_id(run_id: int, match: int) -> str:
-    """A match's id, the same in every session of the run: the unit the driver commits once."""
-    return f"{run_id}/{match}"
-
-
-# ----------------------------------------------------------------------------- on a worker node
-def _match_arena(config: RunConfig, store: Store, games: list[PlannedGame], on_progress: Callable[[Progress], None],
-                 on_game: Callable[[NewGame], None] | None = None) -> Arena:
-    """The tournament loop over a scratch store that holds one match's plan: that plan (a fixed planner), its games
-    collected unrated (the driver rates, in the whole run's plan order). A match has only its line-up's bots, so one
-    withdrawn leaves too few to play it: its games are not played (they stay pending) and the driver withdraws the
-    bot from the run, while the other matches play on (``end_when_short`` off)."""
-    plan = [(g.match, g.ruleset, g.players, g.seed, g.seats) for g in games]
-    return Arena(config, store, on_progress, planner=lambda ctx: FixedPlanner(ctx, plan),
-                 sink=lambda ctx: CollectingSink(ctx, [g.idx for g in games], on_game), end_when_short=False)
-
-
-def _open_match(arena: Arena, versions: dict[str, int]) -> tuple[int, list[Bot]]:
-    run_id, bots = arena.open_run()
-    # The scratch store registered each bot as version 1 with the driver's digest; another version now means
-    # that this node's files of the bot are not the ones the driver's version stands for.
-    changed = [b.name for b in bots if b.version != 1]
-    if changed:
-        raise ArenaError(f"bot(s) {', '.join(changed)}: their files on {socket.gethostname()} differ from the "
-                         "version the driver registered; give every node the same files (docs/cluster.md)")
-    arena.ctx.versions = dict(versions)
-    return run_id, bots
-
-
-def shipped_files(config: RunConfig) -> dict[str, str]:
-    """The run's own files a node needs, by what they are (``ruleset``, ``deals``): their text travels with each task,
-    since a node does not have the driver's files."""
-    out = {}
-    if config.ruleset not in BUILTIN_RULESETS:
-        out["ruleset.toml"] = Path(config.ruleset).read_text(encoding="utf-8")
-    if config.deals:
-        out["deals.txt"] = Path(config.deals).read_text(encoding="utf-8")
-    return out
-
-
-def _shipped(bot: Bot, root: str | None) -> Bot:
-    """``bot`` with its directory found in this task's working directory when it was shipped there: a bot whose
-    cwd is ``root`` (the driver's ``--ray-working-dir``) or under it runs from the same place in the copy Ray
-    unpacked on this node (the task's cwd). Its files' digest is checked against the driver's all the same."""
-    if not root or not bot.cwd:
-        return bot
-    try:
-        rel = Path(bot.cwd).resolve().relative_to(root)
-    except ValueError:
-        return bot
-    return dataclasses.replace(bot, cwd=str(Path.cwd() / rel))
-
-
-def stream_match(*args, node: str | None = None, every_s: float = STREAM_S) -> Iterator[list[NewGame] | MatchResult]:
-    """:func:`play_match`, its finished games handed out as they finish: a list of them at most every ``every_s``
-    while the match plays, then its :class:`MatchResult` (its crashes and withdrawals; its games already handed out,
-    ``streamed``). The match plays in a thread of its own meanwhile."""
-    finished: queue.Queue[NewGame] = queue.Queue()
-    out: list[MatchResult] = []
-    error: list[BaseException] = []
-
-    def play() -> None:
-        try:
-            out.append(play_match(*args, node=node, on_game=finished.put))
-        except BaseException as e:  # noqa: BLE001 - raised again in the generator, where Ray reports it
-            error.append(e)
-
-    player = threading.Thread(target=play, name="pepper-match", daemon=True)
-    player.start()
-    while player.is_alive() or not finished.empty():
-        player.join(timeout=every_s)
-        batch = []
-        while not finished.empty():
-            batch.append(finished.get())
-        if batch:
-            yield batch
-    if error:
-        raise error[0]
-    yield dataclasses.replace(out[0], games=[], streamed=len(out[0].games))
 
 
 def _on_node(*args) -> Iterator[list[NewGame] | MatchResult]:
@@ -174,129 +66,7 @@ def _on_node(*args) -> Iterator[list[NewGame] | MatchResult]:
                                         f"{ray.get_runtime_context().get_node_id()})")
 
 
-def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], games: list[PlannedGame],
-               files: dict[str, str] | None = None, shipped_root: str | None = None, *,
-               node: str | None = None, on_game: Callable[[NewGame], None] | None = None) -> MatchResult:
-    """Play the planned ``games`` (one match or a few) on this node: a referee and the bots' processes of its own,
-    the single-machine tournament loop, a scratch store. ``files``: :func:`shipped_files`; ``shipped_root``: the
-    driver's directory that Ray ships as the task's working directory (:func:`_shipped`); ``on_game``: called with
-    each game as it finishes (:func:`stream_match`). The body of a Ray task; callable without Ray too."""
-    bots = [_shipped(b, shipped_root) for b in bots]
-    t0 = time.monotonic()
-    first: list[float] = []
-    node = node or f"{socket.gethostname()}:{os.getpid()}"
-    with tempfile.TemporaryDirectory(prefix="pepper-match-") as tmp:
-        store = Store(Path(tmp) / "match.db")
-        try:
-            for name, text in (files or {}).items():
-                (Path(tmp) / name).write_text(text, encoding="utf-8")
-            if "ruleset.toml" in (files or {}):
-                config = dataclasses.replace(config, ruleset=str(Path(tmp) / "ruleset.toml"))
-            if "deals.txt" in (files or {}):
-                config = dataclasses.replace(config, deals=str(Path(tmp) / "deals.txt"))
-            for b in bots:
-                store.add_bot(b.name, b.kind, command=b.command, cwd=b.cwd, env=b.env, processes=b.processes, sample=b.sample,
-                              files=b.files, digest=b.digest, deadline_ms=b.deadline_ms, time_bank_ms=b.time_bank_ms,
-                              image=b.image, limits=b.limits)
-            matches = sorted({g.match for g in games})
-            # One referee per match (shards=1): Ray spreads the matches over the cluster's cores.
-            cfg = dataclasses.replace(config, db=str(Path(tmp) / "match.db"), bots=[b.name for b in bots],
-                                      log_dir=str(Path(config.log_dir) / f"match-{matches[0]}"), shards=1)
-            _log(cfg, f"started on {node}: matches {', '.join(map(str, matches))}, {len(games)} game(s)")
-            arena = _match_arena(cfg, store, games, lambda p: first.append(time.monotonic()) if not first else None,
-                                 on_game)
-            run_id, match_bots = _open_match(arena, versions)
-            asyncio.run(arena.play(run_id, match_bots))
-            finished = arena.sink.finished  # type: ignore[attr-defined]
-            crashes = [(c.bot, c.exit_code, c.games_replayed) for p in arena.fleet.launched.values() for c in p.crashes]
-            _log(cfg, f"finished on {node}: {len(finished)} game(s) in {time.monotonic() - t0:.1f}s")
-            return MatchResult(matches, finished, crashes, dict(arena.fleet.withdrawn), node, time.monotonic() - t0,
-                               (first[0] if first else time.monotonic()) - t0)
-        finally:
-            store.close()
-
-
-def _log(cfg: RunConfig, line: str) -> None:
-    """A line in the match's own log (``match.log`` beside its referee's and bots' logs): each attempt at it, where."""
-    Path(cfg.log_dir).mkdir(parents=True, exist_ok=True)
-    with open(Path(cfg.log_dir) / "match.log", "a", encoding="utf-8") as f:
-        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
-
-
 # ----------------------------------------------------------------------------- the driver
-def _processes() -> dict[int, int]:
-    """Every process of this machine: pid -> parent pid (Linux's /proc)."""
-    out = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                out[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                pass
-    return out
-
-
-def _kill_started(before: set[int]) -> None:
-    """Kill the descendants of this process that were not running in ``before``: what a failed start of Ray left
-    (its GCS, raylet and their children), which ``ray.shutdown()`` does not know of when the start failed."""
-    parent = _processes()
-    mine = {os.getpid()}
-    for _ in range(8):   # descendants, a generation at a time
-        mine |= {pid for pid, ppid in parent.items() if ppid in mine}
-    for pid in mine - before - {os.getpid()}:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-def _reachable(address: str) -> str | None:
-    """Why nothing answers at ``HOST:PORT`` (None when something does): Ray itself would retry for minutes."""
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        return None   # Ray's own forms (ray://..., a GCS address file): left to Ray
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
-    except OSError as e:
-        return e.strerror or type(e).__name__
-    return None
-
-
-def _connect(ray, address: str, runtime_env: dict | None, *, cpus: int | None = None,
-             object_store_mb: int | None = None) -> bool:
-    """Join the cluster at ``address`` (``auto``: the one this machine belongs to; ``local``: start one here, of
-    ``cpus`` and an object store of ``object_store_mb``, Ray's defaults when None). Returns whether this call
-    started Ray (and so shuts it down). A failure is one ArenaError line with its cause and what to do; a failed
-    start leaves no Ray process behind."""
-    if ray.is_initialized():
-        return False
-    kw = {"runtime_env": runtime_env} if runtime_env else {}
-    if address not in ("local", "auto") and (why := _reachable(address)):
-        raise ArenaError(f"no Ray cluster answers at {address} ({why}): start its head there (`ray start --head`, "
-                         "docs/cluster.md) or check the address; --ray local starts one on this machine")
-    before = set(_processes())
-    try:
-        if address == "local":  # a new instance, even where a cluster runs on this machine (ray.init() would join it)
-            ray.init(address="local", include_dashboard=False, log_to_driver=False, num_cpus=cpus,
-                     object_store_memory=object_store_mb * 2**20 if object_store_mb else None, **kw)
-        else:
-            ray.init(address=address, log_to_driver=False, **kw)
-    except Exception as e:  # noqa: BLE001 - Ray raises many kinds; each becomes one line
-        cause = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        try:
-            ray.shutdown()
-        finally:
-            _kill_started(before)
-        what = ("a Ray instance could not start on this machine: see Ray's logs (session_latest/logs in its temp "
-                "dir, /tmp/ray by default; a loaded machine: fewer --ray-cpus; a small /dev/shm: a smaller "
-                "--ray-object-store; too few open files: ulimit -n 8192)"
-                if address == "local" else
-                f"could not join the Ray cluster at {address}: check that this machine's Ray version and "
-                "RAY_AUTH_TOKEN match the cluster's (docs/cluster.md)")
-        raise ArenaError(f"{what}; Ray said: {cause}") from None
-    return True
-
-
 def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats: list[str]) -> int:
     """What a match needs: a CPU per process of each of its bots (as many as it takes seats, at least its
     ``processes``) and one for its referee."""
@@ -342,7 +112,7 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
             notify("--ray local: one machine's CPUs, as the arena without --ray uses them, but with Ray's start-up and "
                    "a referee and bots per task: the arena without --ray plays the same run faster here; --ray pays "
                    "off across machines (docs/cluster.md, \"Measured\")")
-        started_ray = _connect(ray, address, {"working_dir": root} if root else None, cpus=local_cpus,
+        started_ray = connect(ray, address, {"working_dir": root} if root else None, cpus=local_cpus,
                                object_store_mb=object_store_mb)
         remote_play = ray.remote(_on_node)
         progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
@@ -479,12 +249,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
     while queue or flying:
         if time.monotonic() - last_nodes > 1.0:
             last_nodes = time.monotonic()
-            if not (nodes := cpu_nodes(ray)):
-                for ref in flying:
-                    ray.cancel(ref, force=True)
-                nodes = _wait_for_cpus(ray, nodes, last_nodes, progress, address)
-                queue.extendleft(reversed(list(flying.values())))
-                flying.clear()
+            nodes = _nodes_left(ray, flying, queue, progress, address)
         # As many matches in flight as the cluster can run at once (and a few queued), so that a match's timeout
         # counts its running time, not a long wait in Ray's queue.
         while queue and len(flying) < max(1, sum(c // queue[0].cpus for c in nodes.values())) + 2:
@@ -502,16 +267,34 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
                 if res.final:
                     on_match(res)
         now = time.monotonic()
-        for ref, task in list(flying.items()):
-            if now - task.submitted > match_timeout_s * len(task.ids):   # a timeout per match it plays
-                flying.pop(ref)
-                ray.cancel(ref, force=True)
-                again(task, f"still running after {match_timeout_s * len(task.ids):.0f}s (a straggler): cancelled")
+        _cancel_stragglers(ray, flying, now, match_timeout_s, again)
         if ready or now - last_tick > 1.0:
             last_tick = now
             progress.in_flight = sum(len(t.games) for t in flying.values())
             on_progress(progress)
     return progress
+
+
+def _nodes_left(ray, flying: dict, queue: deque[_Task], progress: Progress, address: str) -> dict[str, int]:
+    """The cluster's nodes with CPUs; when it has none, its tasks in flight (which cannot finish) are cancelled and
+    queued again while :func:`_wait_for_cpus` waits for a node."""
+    if nodes := cpu_nodes(ray):
+        return nodes
+    for ref in flying:
+        ray.cancel(ref, force=True)
+    nodes = _wait_for_cpus(ray, nodes, time.monotonic(), progress, address)
+    queue.extendleft(reversed(list(flying.values())))
+    flying.clear()
+    return nodes
+
+
+def _cancel_stragglers(ray, flying: dict, now: float, match_timeout_s: float, again: Callable[[_Task, str], None]) -> None:
+    """Cancel each task running past its timeout (``match_timeout_s`` a match it plays) and hand it to ``again``."""
+    for ref, task in list(flying.items()):
+        if now - task.submitted > match_timeout_s * len(task.ids):
+            flying.pop(ref)
+            ray.cancel(ref, force=True)
+            again(task, f"still running after {match_timeout_s * len(task.ids):.0f}s (a straggler): cancelled")
 
 
 def seat_faults(seat) -> int:
@@ -575,4 +358,4 @@ def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: 
                    "played (run the same command again once it is fixed)")
 
 
-__all__ = ["MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run"]
+__all__ = ["MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run", "shipped_files", "stream_match"]

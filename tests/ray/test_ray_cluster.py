@@ -274,7 +274,7 @@ def test_a_straggler_past_its_timeout_is_cancelled_and_played_again(cluster, tmp
     out = _pepper(["bot", "register", "h3", "--command", f"sh -c '{hang}'", "--cwd", str(ROOT), "--db", str(db)],
                   tmp_path, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
-    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-timeout", "8"]
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-timeout", "20"]
     args[args.index("heuristic,h2")] = "heuristic,h3"
     out = _pepper(args, tmp_path, timeout=180)
     assert out.returncode == 0, out.stdout + out.stderr
