@@ -2,47 +2,41 @@
 
 The driver (the machine that runs the command) opens the run as the single-machine arena does (its plan stored
 first, see :meth:`arena.tournament.Arena.open_run`), splits the planned games still to play into matches (a
-duplicate block each, ``planned_games.match``) and runs each as a Ray task. A task (:func:`play_match`) plays
-its match with the single-machine tournament loop itself: an :class:`~arena.tournament.Arena` on a scratch store
-that holds just that match's plan (a fixed planner of that plan, a collecting sink: :func:`_match_arena`), with its own referee and the match's bots as local processes (or in the Docker
-sandbox) on the task's node, and returns the finished games (results, records, each seat's decision timings) and
-the bot crashes it saw. So the crash policy, withdrawals and time controls are the same code on one machine and
-on a thousand.
+duplicate block each, ``planned_games.match``) and runs them as Ray tasks, a few matches each. A task plays them
+with the single-machine tournament loop itself, with a referee and the bots of its own on its node, and streams
+the finished games back as they finish, then the bot crashes it saw (:mod:`arena.match_task`). So the crash
+policy, withdrawals and time controls are the same code on one machine and on a thousand.
 
-The driver is the only writer of the SQLite store. It commits each match's games in one transaction under their
-plan indexes (:meth:`arena.store.Store.record_games`: a game already stored is dropped, so a match that comes
+The driver is the only writer of the SQLite store. It commits the games that came back in one transaction under
+their plan indexes (:meth:`arena.store.Store.record_games`: a game already stored is dropped, so a match that comes
 back twice is counted once) and rates the stored games in plan order, as the single-machine arena does: the same
 command and seed give the same table, however the matches were spread over the nodes.
 
 Faults. A task whose node dies is retried by Ray on another node (``max_retries``); one that raises is
-resubmitted by the driver a few times; one that runs past ``match_timeout_s`` (a straggler) is cancelled (its
-worker, referee and bots killed) and resubmitted. A killed driver loses nothing that was committed: the same
+resubmitted by the driver a few times; one that runs past ``match_timeout_s`` a match (a straggler) is cancelled
+(its worker, referee and bots killed) and resubmitted; a cluster left without CPUs stops the run (NO_CPUS_S). A killed driver loses nothing that was committed: the same
 command finds the run by its key and resubmits the matches with games still pending (Ray cancels the tasks of a
 driver that died).
 
-This module imports Ray only inside :func:`run`: the single-machine arena never loads it.
+This module imports Ray only inside :func:`run` and a task's body on a node: the single-machine arena never loads it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import socket
-import tempfile
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.rules import BUILTIN_RULESETS
-
 from .config import RunConfig
 from .errors import ArenaError, UsageError
-from .planners import FixedPlanner
+from .match_task import MatchResult, match_id, play_match, shipped_files, stream_match
 from .progress import Progress
-from .sinks import CollectingSink
+from .ray_start import connect
 from .store import Bot, BotKind, NewGame, PlannedGame, Store
 from .tournament import Arena
 
@@ -50,140 +44,29 @@ from .tournament import Arena
 # match whose task failed otherwise (an error raised in it, a straggler cancelled): both before the run stops.
 MAX_RETRIES = 3
 MAX_RESUBMITS = 3
-# Matches a task plays: one duplicate block each by default (the unit a lost node costs).
-MATCHES_PER_TASK = 1
+# Matches a task plays when --ray-matches is not given: enough that each of the cluster's task slots plays about
+# TASKS_PER_SLOT tasks (a task's start, its worker, referee and bots, costs 1-4 s: spread over many games, and its
+# games in flight keep the processes' batches full, as on one machine), at most MAX_MATCHES_PER_TASK (what a lost
+# node or a straggler costs), at least one.
+TASKS_PER_SLOT = 4
+MAX_MATCHES_PER_TASK = 50
 # A match still running this long after it was submitted is a straggler: cancelled and requeued.
 MATCH_TIMEOUT_S = 600.0
 POLL_S = 0.2
+# A cluster left without a node that has CPUs (every worker died or left) this long stops the run, resumable,
+# rather than waiting for its matches' timeouts and resubmissions (MATCH_TIMEOUT_S times 1 + MAX_RESUBMITS).
+NO_CPUS_S = 20.0
 
 
-@dataclass
-class MatchResult:
-    """What a task sends back: its games (with their global plan indexes), crashes, withdrawals and timings."""
+def _on_node(*args) -> Iterator[list[NewGame] | MatchResult]:
+    """A Ray task's body: :func:`stream_match`, its node named by its Ray node id."""
+    import ray
 
-    matches: list[int]
-    games: list[NewGame]
-    crashes: list[tuple[str, int | None, int]]     # (bot, exit code, games it replayed)
-    withdrawn: dict[str, str]                       # bot -> why it was withdrawn while playing the match
-    node: str                                       # host name and pid of the worker that played it
-    seconds: float                                  # the task's wall time
-    setup_s: float                                  # of which before its first game: referee, bots, connections
-    round_trip_s: float = 0.0                       # from its submission to its result at the driver (set there)
-
-
-def match_id(run_id: int, match: int) -> str:
-    """A match's id, the same in every session of the run: the unit the driver commits once."""
-    return f"{run_id}/{match}"
-
-
-# ----------------------------------------------------------------------------- on a worker node
-def _match_arena(config: RunConfig, store: Store, games: list[PlannedGame], on_progress: Callable[[Progress], None]) -> Arena:
-    """The tournament loop over a scratch store that holds one match's plan: that plan (a fixed planner), its games
-    collected unrated (the driver rates, in the whole run's plan order). A match has only its line-up's bots, so one
-    withdrawn leaves too few to play it: its games are not played (they stay pending) and the driver withdraws the
-    bot from the run, while the other matches play on (``end_when_short`` off)."""
-    plan = [(g.match, g.ruleset, g.players, g.seed, g.seats) for g in games]
-    return Arena(config, store, on_progress, planner=lambda ctx: FixedPlanner(ctx, plan),
-                 sink=lambda ctx: CollectingSink(ctx, [g.idx for g in games]), end_when_short=False)
-
-
-def _open_match(arena: Arena, versions: dict[str, int]) -> tuple[int, list[Bot]]:
-    run_id, bots = arena.open_run()
-    # The scratch store registered each bot as version 1 with the driver's digest; another version now means
-    # that this node's files of the bot are not the ones the driver's version stands for.
-    changed = [b.name for b in bots if b.version != 1]
-    if changed:
-        raise ArenaError(f"bot(s) {', '.join(changed)}: their files on {socket.gethostname()} differ from the "
-                         "version the driver registered; give every node the same files (docs/cluster.md)")
-    arena.ctx.versions = dict(versions)
-    return run_id, bots
-
-
-def shipped_files(config: RunConfig) -> dict[str, str]:
-    """The run's own files a node needs, by what they are (``ruleset``, ``deals``): their text travels with each task,
-    since a node does not have the driver's files."""
-    out = {}
-    if config.ruleset not in BUILTIN_RULESETS:
-        out["ruleset.toml"] = Path(config.ruleset).read_text(encoding="utf-8")
-    if config.deals:
-        out["deals.txt"] = Path(config.deals).read_text(encoding="utf-8")
-    return out
-
-
-def _shipped(bot: Bot, root: str | None) -> Bot:
-    """``bot`` with its directory found in this task's working directory when it was shipped there: a bot whose
-    cwd is ``root`` (the driver's ``--ray-working-dir``) or under it runs from the same place in the copy Ray
-    unpacked on this node (the task's cwd). Its files' digest is checked against the driver's all the same."""
-    if not root or not bot.cwd:
-        return bot
-    try:
-        rel = Path(bot.cwd).resolve().relative_to(root)
-    except ValueError:
-        return bot
-    return dataclasses.replace(bot, cwd=str(Path.cwd() / rel))
-
-
-def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], games: list[PlannedGame],
-               files: dict[str, str] | None = None, shipped_root: str | None = None) -> MatchResult:
-    """Play the planned ``games`` (one match or a few) on this node: a referee and the bots' processes of its own,
-    the single-machine tournament loop, a scratch store. ``files``: :func:`shipped_files`; ``shipped_root``: the
-    driver's directory that Ray ships as the task's working directory (:func:`_shipped`). The body of a Ray task;
-    callable without Ray too."""
-    bots = [_shipped(b, shipped_root) for b in bots]
-    t0 = time.monotonic()
-    first: list[float] = []
-    node = f"{socket.gethostname()}:{os.getpid()}"
-    with tempfile.TemporaryDirectory(prefix="pepper-match-") as tmp:
-        store = Store(Path(tmp) / "match.db")
-        try:
-            for name, text in (files or {}).items():
-                (Path(tmp) / name).write_text(text, encoding="utf-8")
-            if "ruleset.toml" in (files or {}):
-                config = dataclasses.replace(config, ruleset=str(Path(tmp) / "ruleset.toml"))
-            if "deals.txt" in (files or {}):
-                config = dataclasses.replace(config, deals=str(Path(tmp) / "deals.txt"))
-            for b in bots:
-                store.add_bot(b.name, b.kind, command=b.command, cwd=b.cwd, env=b.env, processes=b.processes, sample=b.sample,
-                              files=b.files, digest=b.digest, deadline_ms=b.deadline_ms, time_bank_ms=b.time_bank_ms,
-                              image=b.image, limits=b.limits)
-            matches = sorted({g.match for g in games})
-            # One referee per match (shards=1): Ray spreads the matches over the cluster's cores.
-            cfg = dataclasses.replace(config, db=str(Path(tmp) / "match.db"), bots=[b.name for b in bots],
-                                      log_dir=str(Path(config.log_dir) / f"match-{matches[0]}"), shards=1)
-            _log(cfg, f"started on {node}: matches {', '.join(map(str, matches))}, {len(games)} game(s)")
-            arena = _match_arena(cfg, store, games, lambda p: first.append(time.monotonic()) if not first else None)
-            run_id, match_bots = _open_match(arena, versions)
-            asyncio.run(arena.play(run_id, match_bots))
-            finished = arena.sink.finished  # type: ignore[attr-defined]
-            crashes = [(c.bot, c.exit_code, c.games_replayed) for p in arena.fleet.launched.values() for c in p.crashes]
-            _log(cfg, f"finished on {node}: {len(finished)} game(s) in {time.monotonic() - t0:.1f}s")
-            return MatchResult(matches, finished, crashes, dict(arena.fleet.withdrawn), node, time.monotonic() - t0,
-                               (first[0] if first else time.monotonic()) - t0)
-        finally:
-            store.close()
-
-
-def _log(cfg: RunConfig, line: str) -> None:
-    """A line in the match's own log (``match.log`` beside its referee's and bots' logs): each attempt at it, where."""
-    Path(cfg.log_dir).mkdir(parents=True, exist_ok=True)
-    with open(Path(cfg.log_dir) / "match.log", "a", encoding="utf-8") as f:
-        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+    yield from stream_match(*args, node=f"{socket.gethostname()}:{os.getpid()} (Ray node "
+                                        f"{ray.get_runtime_context().get_node_id()})")
 
 
 # ----------------------------------------------------------------------------- the driver
-def _connect(ray, address: str, runtime_env: dict | None) -> bool:
-    """Join the cluster at ``address`` (``auto``: the one this machine belongs to; ``local``: start one here).
-    Returns whether this call started Ray (and so shuts it down)."""
-    if ray.is_initialized():
-        return False
-    kw = {"runtime_env": runtime_env} if runtime_env else {}
-    if address == "local":  # a new instance, even where a cluster runs on this machine (ray.init() would join it)
-        ray.init(address="local", include_dashboard=False, log_to_driver=False, **kw)
-    else:
-        ray.init(address=address, log_to_driver=False, **kw)
-    return True
-
-
 def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats: list[str]) -> int:
     """What a match needs: a CPU per process of each of its bots (as many as it takes seats, at least its
     ``processes``) and one for its referee."""
@@ -193,13 +76,15 @@ def _cpus_per_match(arena: Arena, bots: dict[str, Bot], names: list[str], seats:
 
 def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None] | None = None,
         notify: Callable[[str], None] | None = None, *, match_timeout_s: float = MATCH_TIMEOUT_S,
-        matches_per_task: int = MATCHES_PER_TASK, working_dir: str | None = None,
-        on_match: Callable[[MatchResult], None] | None = None) -> tuple[int, Progress]:
+        matches_per_task: int | None = None, working_dir: str | None = None,
+        on_match: Callable[[MatchResult], None] | None = None, local_cpus: int | None = None,
+        object_store_mb: int | None = None) -> tuple[int, Progress]:
     """Play every pending game of the run ``config`` describes as Ray tasks on the cluster at ``address``
     (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. ``working_dir``: a directory Ray ships
     to every node as the tasks' working directory (Ray's runtime_env), where the bots registered with a cwd in it
     run from (docs/cluster.md). ``on_match``: called with each match's result as it
-    is committed. Returns (run id, progress)."""
+    is committed. ``local_cpus``, ``object_store_mb``: the CPUs and object store of the instance ``local`` starts
+    (Ray's defaults: every core, 30% of the memory). Returns (run id, progress)."""
     if config.adaptive:
         raise UsageError("--ray plays fixed schedules; --adaptive is not supported with --ray yet")
     if config.referee:
@@ -223,10 +108,15 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
         names = [b.name for b in bots]
         by_name = {b.name: b for b in bots}
         root = str(Path(working_dir).resolve()) if working_dir else None
-        started_ray = _connect(ray, address, {"working_dir": root} if root else None)
-        remote_play = ray.remote(play_match)
+        if address == "local":
+            notify("--ray local: one machine's CPUs, as the arena without --ray uses them, but with Ray's start-up and "
+                   "a referee and bots per task: the arena without --ray plays the same run faster here; --ray pays "
+                   "off across machines (docs/cluster.md, \"Measured\")")
+        started_ray = connect(ray, address, {"working_dir": root} if root else None, cpus=local_cpus,
+                               object_store_mb=object_store_mb)
+        remote_play = ray.remote(_on_node)
         progress = _drive(ray, remote_play, arena, store, run_id, by_name, names, on_progress, notify,
-                          match_timeout_s, max(1, matches_per_task), on_match or (lambda r: None), root)
+                          match_timeout_s, matches_per_task, on_match or (lambda r: None), root, address)
         arena.sink.rate(run_id, past_gaps=True)
         pending = store.pending(run_id)
         if not pending:
@@ -251,48 +141,90 @@ class _Task:
     ids: list[str] = field(default_factory=list)
 
 
-def _tasks(ray, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           matches_per_task: int) -> deque[_Task]:
-    """The run's matches with games pending, ``matches_per_task`` to a task, each asking for the CPUs its largest
-    match needs (at most a node's)."""
+def cpu_nodes(ray) -> dict[str, int]:
+    """The cluster's live nodes that have CPUs for matches: node id -> CPUs."""
+    return {n["NodeID"]: int(n["Resources"].get("CPU", 0)) for n in ray.nodes()
+            if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1}
+
+
+def task_cpus(need: int, nodes: dict[str, int]) -> int:
+    """What a task asks Ray for: the CPUs its match could keep busy (``need``: its referee and a CPU per bot
+    process), at most what the smallest node with CPUs has, so that every node can take tasks (a task asking for
+    more than a node has never runs there). The processes of a turn-based game mostly wait for each other, so a
+    match on fewer CPUs than it has processes loses little."""
+    return max(1, min([need, *nodes.values()]))
+
+
+def cluster_plan(nodes: dict[str, int], cpus: int, matches_per_task: int) -> str:
+    """What the driver says at start-up about how it uses the cluster's CPUs."""
+    sizes = ", ".join(str(c) for c in sorted(nodes.values(), reverse=True))
+    slots = sum(c // cpus for c in nodes.values())
+    return (f"Ray cluster: {len(nodes)} node(s) with CPUs ({sizes}; {sum(nodes.values())} in all): each task plays "
+            f"{matches_per_task} match(es) on {cpus} CPU(s) with a referee and bots of its own, "
+            f"{slots} task(s) at once")
+
+
+def _tasks(arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+           matches_per_task: int | None, nodes: dict[str, int]) -> deque[_Task]:
+    """The run's matches with games pending, ``matches_per_task`` to a task (None: see TASKS_PER_SLOT), each task
+    asking for the CPUs the run's largest match needs (:func:`task_cpus`)."""
     by_match: dict[int, list[PlannedGame]] = {}
     for g in store.pending(run_id):
         by_match.setdefault(g.match, []).append(g)
-    largest = max((n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")), default=1) or 1
-    queue: deque[_Task] = deque()
+    if not by_match:
+        return deque()
+    cpus = task_cpus(max(_cpus_per_match(arena, bots, names, g.seats) for gs in by_match.values() for g in gs), nodes)
     matches = sorted(by_match)
-    for k in range(0, len(matches), matches_per_task):
-        games = [g for m in matches[k:k + matches_per_task] for g in by_match[m]]
-        cpus = max(_cpus_per_match(arena, bots, names, g.seats) for g in games)
-        queue.append(_Task(games, min(cpus, int(largest)), ids=[match_id(run_id, m) for m in matches[k:k + matches_per_task]]))
-    return queue
+    if matches_per_task is None:
+        slots = max(1, sum(c // cpus for c in nodes.values()))
+        matches_per_task = min(MAX_MATCHES_PER_TASK, -(-len(matches) // (slots * TASKS_PER_SLOT)))
+    per = max(1, matches_per_task)
+    return deque(_Task([g for m in matches[k:k + per] for g in by_match[m]], cpus,
+                       ids=[match_id(run_id, m) for m in matches[k:k + per]])
+                 for k in range(0, len(matches), per))
 
 
 def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]) -> list[MatchResult]:
-    """The results of the ``ready`` tasks (taken out of ``flying``); a task that failed is handed to ``again``."""
+    """What the ``ready`` tasks handed out: a batch of finished games (``final`` False) or a task's last word (taken
+    out of ``flying``); a task that failed is taken out and handed to ``again``."""
     back: list[MatchResult] = []
-    for ref in ready:
-        task = flying.pop(ref)
+    for gen in ready:
+        task = flying[gen]
         try:
-            res: MatchResult = ray.get(ref)
+            item = ray.get(next(gen))
+        except StopIteration:                       # ended without its result: Ray's retries gave up
+            flying.pop(gen)
+            again(task, "lost (ended without a result)")
+            continue
         except ray.exceptions.RayTaskError as e:   # raised in the task: the message is the arena's
+            flying.pop(gen)
             again(task, f"failed: {e.cause if getattr(e, 'cause', None) else e}")
             continue
         except ray.exceptions.RayError as e:        # its worker or node lost past Ray's retries, cancelled
+            flying.pop(gen)
             again(task, f"lost ({type(e).__name__})")
             continue
-        res.round_trip_s = time.monotonic() - task.submitted
-        back.append(res)
+        if isinstance(item, MatchResult):
+            flying.pop(gen)
+            item.round_trip_s = time.monotonic() - task.submitted
+            back.append(item)
+        else:
+            back.append(MatchResult([int(i.rsplit("/", 1)[1]) for i in task.ids], item, [], {}, "", 0.0, 0.0,
+                                    final=False))
     return back
 
 
 def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           on_progress, notify, match_timeout_s: float, matches_per_task: int, on_match, root: str | None) -> Progress:
+           on_progress, notify, match_timeout_s: float, matches_per_task: int | None, on_match, root: str | None,
+           address: str) -> Progress:
     total = store.planned_count(run_id)
     done = store.game_ids(run_id).count
-    progress = Progress(total=total, done=done, resumed=done, faults=store.run_faults(run_id))
+    progress = Progress(total=total, done=done, resumed=done, faults=store.run_table_faults(run_id))
     arena.sink.rate(run_id)  # games a killed driver committed and did not get to rate
-    queue = _tasks(ray, arena, store, run_id, bots, names, matches_per_task)
+    nodes = _wait_for_cpus(ray, cpu_nodes(ray), time.monotonic(), progress, address)
+    queue = _tasks(arena, store, run_id, bots, names, matches_per_task, nodes)
+    if queue:
+        notify(cluster_plan(nodes, queue[0].cpus, len(queue[0].ids)))
     versions = dict(arena.versions or {})
     files = shipped_files(arena.cfg)
     flying: dict = {}   # ObjectRef -> _Task
@@ -301,7 +233,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
     def submit(task: _Task) -> None:
         task.submitted = time.monotonic()
         ref = remote_play.options(num_cpus=task.cpus, max_retries=MAX_RETRIES, retry_exceptions=False,
-                                  name=f"pepper match {task.ids[0]}").remote(
+                                  num_returns="streaming", name=f"pepper match {task.ids[0]}").remote(
             arena.cfg, [bots[n] for n in sorted({s for g in task.games for s in g.seats})], versions, task.games, files, root)
         flying[ref] = task
 
@@ -313,12 +245,14 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         notify(f"match {', '.join(task.ids)}: {why}; submitted again")
         queue.appendleft(task)
 
-    last_tick = 0.0
+    last_tick = last_nodes = time.monotonic()
     while queue or flying:
+        if time.monotonic() - last_nodes > 1.0:
+            last_nodes = time.monotonic()
+            nodes = _nodes_left(ray, flying, queue, progress, address)
         # As many matches in flight as the cluster can run at once (and a few queued), so that a match's timeout
         # counts its running time, not a long wait in Ray's queue.
-        cpus = ray.cluster_resources().get("CPU", 1)
-        while queue and len(flying) < max(1, int(cpus // max(1, queue[0].cpus))) + 2:
+        while queue and len(flying) < max(1, sum(c // queue[0].cpus for c in nodes.values())) + 2:
             task = queue.popleft()
             if arena.fleet.withdrawn.keys() & {s for g in task.games for s in g.seats}:
                 continue  # not played: stays pending
@@ -330,13 +264,10 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         if back := _collect(ray, flying, ready, again):
             commit(arena, store, run_id, back, progress, committed, notify)
             for res in back:
-                on_match(res)
+                if res.final:
+                    on_match(res)
         now = time.monotonic()
-        for ref, task in list(flying.items()):
-            if now - task.submitted > match_timeout_s:
-                flying.pop(ref)
-                ray.cancel(ref, force=True)
-                again(task, f"still running after {match_timeout_s:.0f}s (a straggler): cancelled")
+        _cancel_stragglers(ray, flying, now, match_timeout_s, again)
         if ready or now - last_tick > 1.0:
             last_tick = now
             progress.in_flight = sum(len(t.games) for t in flying.values())
@@ -344,21 +275,72 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
     return progress
 
 
+def _nodes_left(ray, flying: dict, queue: deque[_Task], progress: Progress, address: str) -> dict[str, int]:
+    """The cluster's nodes with CPUs; when it has none, its tasks in flight (which cannot finish) are cancelled and
+    queued again while :func:`_wait_for_cpus` waits for a node."""
+    if nodes := cpu_nodes(ray):
+        return nodes
+    for ref in flying:
+        ray.cancel(ref, force=True)
+    nodes = _wait_for_cpus(ray, nodes, time.monotonic(), progress, address)
+    queue.extendleft(reversed(list(flying.values())))
+    flying.clear()
+    return nodes
+
+
+def _cancel_stragglers(ray, flying: dict, now: float, match_timeout_s: float, again: Callable[[_Task, str], None]) -> None:
+    """Cancel each task running past its timeout (``match_timeout_s`` a match it plays) and hand it to ``again``."""
+    for ref, task in list(flying.items()):
+        if now - task.submitted > match_timeout_s * len(task.ids):
+            flying.pop(ref)
+            ray.cancel(ref, force=True)
+            again(task, f"still running after {match_timeout_s * len(task.ids):.0f}s (a straggler): cancelled")
+
+
+def seat_faults(seat) -> int:
+    """A stored seat's faults as the ranked table counts them (``Store.run_table_faults``)."""
+    return seat.faults.timeout + seat.faults.illegal + seat.faults.malformed + seat.fallbacks
+
+
+def _wait_for_cpus(ray, nodes: dict[str, int], since: float, progress: Progress, address: str) -> dict[str, int]:
+    """``nodes`` when the cluster has a node with CPUs, else those nodes once one joins within NO_CPUS_S of
+    ``since``; raises ArenaError (the run resumable) when none does."""
+    while not nodes:
+        if time.monotonic() - since > NO_CPUS_S:
+            raise ArenaError(f"the Ray cluster at {address} has had no node with CPUs for {NO_CPUS_S:.0f}s (every "
+                             f"worker node died or left): stopped with {progress.done}/{progress.total} games "
+                             "committed; start worker nodes, then run the same command again to resume")
+        time.sleep(1.0)
+        nodes = cpu_nodes(ray)
+    return nodes
+
+
 def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], progress: Progress, committed: set[str],
            notify: Callable[[str], None]) -> None:
     """Store the games of the matches ``back`` once, in one transaction (a game already stored is dropped), their
-    crashes, and rate what is ready in plan order (one more transaction)."""
-    back = [r for r in back if not all(match_id(run_id, m) in committed for m in r.matches)]  # came back twice
-    games = [dataclasses.replace(g, run_id=run_id) for r in back for g in r.games]
-    stored = store.record_games(games)
-    committed.update(match_id(run_id, m) for r in back for m in r.matches)
-    if stored < len(games):
-        notify(f"{len(games) - stored} game(s) already stored were dropped, not counted twice")
-    progress.done += stored
-    progress.faults += sum(s.faults.illegal + s.faults.malformed + s.faults.timeout + s.faults.disconnect
-                           for g in games for s in g.seats)
+    crashes and withdrawals, and rate what is ready in plan order (one more transaction).
+
+    A result that arrives twice (a retry whose first attempt came back too, or one a later session stored) is
+    counted once in everything it carries: its crashes are stored and its faults counted only with the result
+    whose games were stored (or, for a result without games, the first one this session saw). A batch of games a
+    task handed out while it plays (``final`` False) carries only its games."""
+    flags = store.record_group([dataclasses.replace(g, run_id=run_id) for r in back for g in r.games])
+    dropped = 0
+    k = 0
     for res in back:
-        _after(arena, store, run_id, res, progress, notify)
+        stored = flags[k:k + len(res.games)]
+        k += len(res.games)
+        ids = {match_id(run_id, m) for m in res.matches}
+        new = res.final and (any(stored) if res.games else not ids <= committed)
+        if res.final:
+            committed.update(ids)
+        dropped += stored.count(False)
+        progress.done += sum(stored)
+        progress.faults += sum(seat_faults(s) for g, kept in zip(res.games, stored) if kept for s in g.seats)
+        if new:
+            _after(arena, store, run_id, res, progress, notify)
+    if dropped:
+        notify(f"{dropped} game(s) already stored were dropped, not counted twice")
     arena.sink.rate(run_id)
 
 
@@ -367,6 +349,7 @@ def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: 
     for bot, code, replayed in res.crashes:
         store.record_crash(run_id, arena.pool, bot, (arena.versions or {}).get(bot, 1), code, replayed)
         progress.crashes += 1
+        progress.faults += 1   # a crash is one of the bot's faults in the table
         progress.replayed += replayed
     for bot, why in res.withdrawn.items():
         if bot not in arena.fleet.withdrawn:
@@ -375,4 +358,4 @@ def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: 
                    "played (run the same command again once it is fixed)")
 
 
-__all__ = ["MATCHES_PER_TASK", "MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run"]
+__all__ = ["MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run", "shipped_files", "stream_match"]

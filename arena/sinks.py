@@ -102,12 +102,14 @@ class RatedSink:
 
 class CollectingSink:
     """A cluster node's match: its games stored unrated in the node's scratch store (so that the run's loop sees
-    them played) and collected in ``finished`` under their plan indexes in the whole run (``global_idx``)."""
+    them played) and collected in ``finished`` under their plan indexes in the whole run (``global_idx``), each
+    also handed to ``on_game`` as it finishes (what streams it to the driver)."""
 
-    def __init__(self, ctx: RunContext, global_idx: list[int]):
+    def __init__(self, ctx: RunContext, global_idx: list[int], on_game: Callable[[NewGame], None] | None = None):
         self.store = RatedSink(ctx, rated=False)
         self.global_idx = global_idx
         self.finished: list[NewGame] = []
+        self.on_game = on_game or (lambda game: None)
 
     async def open(self, run_id: int) -> None:
         await self.store.open(run_id)
@@ -115,6 +117,7 @@ class CollectingSink:
     async def put(self, run_id: int, idx: int, seed: int, seats: list[str], res: control_pb2.GameResult) -> None:
         await self.store.put(run_id, idx, seed, seats, res)
         self.finished.append(self.store.new_game(None, self.global_idx[idx], seed, seats, res))
+        self.on_game(self.finished[-1])
 
     async def append_plan(self, run_id: int, plan: schedule.Plan) -> None:
         await self.store.append_plan(run_id, plan)

@@ -7,16 +7,21 @@ Measures, in one run:
    127.0.0.1 (``ray.cluster_utils.Cluster``), and the per-match overhead: the task's time before its first game
    (a referee and the bots started, their connections) and Ray's share (submission to result at the driver, less
    the task's own time), medians;
-3. the driver's commit rate: games per second it can commit into SQLite, a match (2 games) per transaction, the
-   real games' records; alone, and with the plan-order rating that follows each commit (target: 1,000 games/s);
+3. the driver's commit rate: games per second it commits into SQLite and rates in plan order, 1 and 10 matches
+   (of 2 games) per transaction, the real games' records, into a store that holds ``--fill`` games already (a
+   million: a deployment's size); also per second of the driver's CPU time, which a shared machine still measures
+   (target: 1,000 games/s);
 4. a projection for ``--project`` nodes (100) from the per-node rate and the commit rate, with its assumptions.
 
 The games: the heuristic sample bot against itself under a second name, 2 players, one deal a game (a ruleset
 file), duplicate matches of 2 games: short games, so the overhead per match shows. On a 2-core machine two nodes
 share the same cores, so 2 nodes cannot be faster than one here; the figure says what the overhead of a second
-node costs, not what a second machine gives.
+node costs, not what a second machine gives. ``--pin`` gives each node ``--cpus`` cores of its own (CPU affinity
+of its raylet, inherited by its workers, referees and bots): on a machine with nodes x cpus cores, ``--nodes
+1,2,4 --pin`` draws the speed-up curve, in a table of its own (the "-pinned" file beside scale.md).
 
-    .venv/bin/python bench/scale.py [--games 40] [--nodes 1,2] [--cpus 2] [--per-task 1,5] [--commit-games 4000] [--project 100]
+    .venv/bin/python bench/scale.py [--games 40] [--nodes 1,2] [--cpus 2] [--per-task 1,5] [--commit-games 4000]
+                                    [--fill 1000000] [--pin] [--project 100]
                                     [--results PATH | --no-write]
 
 The figures also go to docs/results/scale.md (bench/results.py).
@@ -64,15 +69,24 @@ def baseline(tmp: Path, games: int) -> float:
     return games / (time.monotonic() - t0)
 
 
-def on_cluster(tmp: Path, games: int, nodes: int, cpus: int, per_task: int) -> dict:
+def pin(node, cores: set[int]) -> None:
+    """Pin a Ray node's processes (its raylet and what it has started) to ``cores``: the workers it starts later,
+    and their referees and bots, inherit the affinity, so the node has those cores to itself (``--pin``)."""
+    for _name, proc in node.live_processes():
+        os.sched_setaffinity(proc.pid, cores)
+
+
+def on_cluster(tmp: Path, games: int, nodes: int, cpus: int, per_task: int | None, pinned: bool = False) -> dict:
     import ray
     from ray.cluster_utils import Cluster
 
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False,
                                                       "node_ip_address": "127.0.0.1"})
     try:
-        for _ in range(nodes):
-            c.add_node(num_cpus=cpus, node_ip_address="127.0.0.1")
+        for k in range(nodes):
+            node = c.add_node(num_cpus=cpus, node_ip_address="127.0.0.1")
+            if pinned:
+                pin(node, set(range(k * cpus, (k + 1) * cpus)))
         c.wait_for_nodes()
         ray.init(address=c.address, log_to_driver=False)
         cfg = _config(tmp, f"ray{nodes}-{per_task}", games)
@@ -90,10 +104,45 @@ def on_cluster(tmp: Path, games: int, nodes: int, cpus: int, per_task: int) -> d
         c.shutdown()
 
 
-def commit_rate(tmp: Path, source_db: Path, games: int, per_tx: int) -> float:
+def fill(db: Path, games: int) -> None:
+    """Make the store at ``db`` hold ``games`` games more (``--fill``), in a run of their own: copies of its games
+    stored outside any run (the seeds) and their seats and rating history, doubled until there are enough (seconds for a million). The
+    benchmark's own filler, so that the commit rate is measured against a database of a real deployment's size;
+    the copies carry no record (records are written once, never read by a commit)."""
+    import sqlite3
+
+    db_ = sqlite3.connect(db)
+
+    def columns(table: str, *but: str) -> str:
+        return ", ".join(r[1] for r in db_.execute(f"PRAGMA table_info({table})") if r[1] not in but)
+
+    with db_:
+        db_.execute(f"INSERT INTO runs (key, {columns('runs', 'id', 'key')}) SELECT 'bench-fill', "
+                    f"{columns('runs', 'id', 'key')} FROM runs LIMIT 1")
+        fill_run = db_.execute("SELECT id FROM runs WHERE key = 'bench-fill'").fetchone()[0]
+        while (n := db_.execute("SELECT COUNT(*) FROM games WHERE run_id = ?", (fill_run,)).fetchone()[0]) < games:
+            top = db_.execute("SELECT MAX(id) FROM games").fetchone()[0]
+            src = "run_id = ?" if n else "run_id IS NULL AND ? IS NOT NULL"   # the seed games, then the copies
+            lo, hi = db_.execute(f"SELECT MIN(id), MAX(id) FROM (SELECT id FROM games WHERE {src} ORDER BY id LIMIT ?)",
+                                 (fill_run, games - n)).fetchone()
+            shift = top - lo + 1
+            rest = columns("games", "id", "run_id", "idx")
+            db_.execute(f"INSERT INTO games (id, run_id, idx, {rest}) SELECT id + ?, ?, id + ?, {rest} FROM games "
+                        f"WHERE {src} AND id BETWEEN ? AND ?", (shift, fill_run, shift, fill_run, lo, hi))
+            for table in ("game_seats", "rating_history"):
+                rest = columns(table, "game_id")
+                db_.execute(f"INSERT INTO {table} (game_id, {rest}) SELECT game_id + ?, {rest} FROM {table} "
+                            f"WHERE game_id IN (SELECT id FROM games WHERE {src} AND id BETWEEN ? AND ?)",
+                            (shift, fill_run, lo, hi))
+    db_.close()
+
+
+def commit_rate(tmp: Path, source_db: Path, games: int, per_tx: int, filled: int = 0) -> tuple[float, float]:
     """Games/s the driver commits and rates in plan order (distributed.commit: the driver's own code), ``per_tx``
     matches of 2 games per transaction, with the real games of the baseline run as the payload (their records,
-    seats and timings)."""
+    seats and timings), into a store that holds ``filled`` games already (:func:`fill`). Returns (games per
+    second, games per second of the driver's own CPU time: the figure a machine shared with other work still
+    measures; it leaves out the waits for the disk)."""
     from arena.planners import FixedPlanner
     from arena.store import NewGame
 
@@ -106,17 +155,25 @@ def commit_rate(tmp: Path, source_db: Path, games: int, per_tx: int) -> float:
             for i in range(games)]
     arena = tournament.Arena(cfg, st, planner=lambda ctx: FixedPlanner(ctx, plan))
     run_id, _bots = arena.open_run()
+    if filled:
+        st.record_games([NewGame(None, None, g.pool, g.ruleset, g.players, g.seed, g.status, g.duration, g.seats, rec,
+                                 (0, 1)) for g, rec in sample])
+        st.close()
+        fill(Path(cfg.db), filled)
+        st = Store(cfg.db)
+        arena = tournament.Arena(cfg, st, planner=lambda ctx: FixedPlanner(ctx, plan))
+        run_id, _bots = arena.open_run()
     matches = [distributed.MatchResult([m], [NewGame(None, 2 * m + k, g.pool, g.ruleset, g.players, g.seed, g.status,
                                                      g.duration, g.seats, rec, (0, 1)) for k, (g, rec) in enumerate(sample)],
                                        [], {}, "bench", 0.0, 0.0) for m in range(games // 2)]
     progress = tournament.Progress(total=games)
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), time.process_time()
     for i in range(0, len(matches), per_tx):
         distributed.commit(arena, st, run_id, matches[i:i + per_tx], progress, set(), print)
-    rate = progress.done / (time.monotonic() - t0)
+    rate, cpu_rate = progress.done / (time.monotonic() - t0), progress.done / (time.process_time() - cpu0)
     assert progress.done == games and not st.unrated(run_id, past_gaps=True)
     st.close()
-    return rate
+    return rate, cpu_rate
 
 
 def main() -> None:
@@ -126,29 +183,40 @@ def main() -> None:
     ap.add_argument("--cpus", type=int, default=2)
     ap.add_argument("--per-task", default="1,5", help="matches per Ray task, comma-separated")
     ap.add_argument("--commit-games", type=int, default=4000)
+    ap.add_argument("--fill", type=int, default=0, metavar="N", help="measure the commits into a store that holds N "
+                    "games already (1000000: a deployment's size)")
+    ap.add_argument("--pin", action="store_true", help="pin each node to --cpus cores of its own (the speed-up curve "
+                    "over --nodes; needs the largest node count times --cpus cores)")
     ap.add_argument("--project", type=int, default=100)
     results.add_arguments(ap)
     a = ap.parse_args()
-    out = results.Results("scale", "Scale-out benchmark", f"`pepper arena run --ray` on a Ray cluster of worker nodes of "
-                          f"{a.cpus} CPUs on this machine, against the single-machine arena on the same plan (the "
-                          f"baseline, measured in the same run): {a.games} games, 2 players, one deal a game, heuristic "
-                          "bots; then the driver's commit rate and a projection. Nodes on one machine share its cores.", a)
+    cores = len(os.sched_getaffinity(0))
+    if a.pin and max(int(x) for x in a.nodes.split(",")) * a.cpus > cores:
+        ap.error(f"--pin --nodes {a.nodes} --cpus {a.cpus} needs {max(int(x) for x in a.nodes.split(',')) * a.cpus} "
+                 f"cores; this machine has {cores}")
+    where = (f"each pinned to {a.cpus} core(s) of its own (--pin)" if a.pin else "on this machine, sharing its cores")
+    out = results.Results("scale-pinned" if a.pin else "scale", "Scale-out benchmark",
+                          f"`pepper arena run --ray` on a Ray cluster of worker nodes of {a.cpus} CPUs {where}, "
+                          f"against the single-machine arena on the same plan (the baseline, measured in the same run): "
+                          f"{a.games} games, 2 players, one deal a game, heuristic bots; then the driver's commit rate "
+                          f"(into a store of {a.fill} games) and a projection.", a)
     cluster_rows = []
     with tempfile.TemporaryDirectory(prefix="pepper-scale-") as d:
         tmp = Path(d)
         (tmp / "short.toml").write_text(SHORT)
         local = baseline(tmp, a.games)
         print(f"single-machine arena: {a.games} games, {local:.1f} games/s (the baseline)")
-        rates = {}
+        rates, cpu_rates = {}, {}
         for per_tx in (1, 10):
-            rates[per_tx] = commit_rate(tmp, tmp / "local.db", a.commit_games, per_tx)
-            print(f"driver commits and rates in plan order: {rates[per_tx]:,.0f} games/s with {per_tx} match(es) of 2 "
-                  f"games per transaction ({rates[per_tx] / 1000:.1f}x the 1,000 games/s target)")
+            rates[per_tx], cpu_rates[per_tx] = commit_rate(tmp, tmp / "local.db", a.commit_games, per_tx, a.fill)
+            print(f"driver commits and rates in plan order: {rates[per_tx]:,.0f} games/s ({cpu_rates[per_tx]:,.0f} per "
+                  f"second of its CPU time) with {per_tx} match(es) of 2 games per transaction, into a store of "
+                  f"{a.fill:,} games ({rates[per_tx] / 1000:.1f}x the 1,000 games/s target)")
         commit_rated = rates[10]
         per_node = None
         for n in [int(x) for x in a.nodes.split(",")]:
             for per_task in [int(x) for x in a.per_task.split(",")]:
-                r = on_cluster(tmp, a.games, n, a.cpus, per_task)
+                r = on_cluster(tmp, a.games, n, a.cpus, per_task, a.pin)
                 cluster_rows.append([f"{n} worker node(s), {per_task} match(es) per task", r["games_s"], r["games_s"] / local,
                                      r["matches"], r["task_s"], r["setup_s"], 1000 * r["ray_s"]])
                 if n == 1:  # the one node's best
@@ -171,9 +239,10 @@ def main() -> None:
         out.table(["run", "games/s", "ratio to the baseline", "tasks", "s a task", "s before its first game",
                    "Ray ms a task"], [["single-machine arena (the baseline)", local, 1.0, None, None, None, None],
                                       *cluster_rows], heading="Games per second (per task: medians)")
-        out.table(["figure", "games/s"], [*[[f"the driver commits and rates, {k} match(es) of 2 games per transaction", v]
-                                            for k, v in rates.items()],
-                                          [f"projected demand of {a.project} nodes (the one node's best)", demand]],
+        out.table(["figure", "games/s", "games per CPU second"],
+                  [*[[f"the driver commits and rates, {k} match(es) of 2 games per transaction, into a store of "
+                      f"{a.fill} games", v, cpu_rates[k]] for k, v in rates.items()],
+                   [f"projected demand of {a.project} nodes (the one node's best)", demand, None]],
                   heading="The driver", note=f"Headroom: {commit_rated / demand:.1f}x (target: 1,000 games/s committed).")
         out.write()
 

@@ -83,13 +83,19 @@ def arena_run(
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches as Ray tasks across a "
                                             "cluster: auto (the cluster this machine is in), local (start one here) or "
                                             "HOST:PORT (docs/cluster.md; needs Ray: the ray extra).")] = None,
-    ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds after which a "
-                                               "match still running is cancelled and played again.")] = 600.0,
+    ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds per match after "
+                                               "which a task still running is cancelled and played again.")] = 600.0,
     ray_working_dir: Annotated[Path | None, typer.Option("--ray-working-dir", metavar="DIR", help="With --ray: ship DIR "
                                                          "to every node (Ray's working_dir); bots registered with a cwd "
                                                          "in it run from the copy there.")] = None,
-    ray_matches: Annotated[int, typer.Option("--ray-matches", min=1, help="With --ray: matches per Ray task (more "
-                                             "spreads the start of a referee and the bots over more games).")] = 1,
+    ray_matches: Annotated[int | None, typer.Option("--ray-matches", min=1, help="With --ray: matches per Ray task "
+                                                    "(more spreads the start of a referee and the bots over more "
+                                                    "games; default: about 4 tasks per task slot, at most 50).")] = None,
+    ray_cpus: Annotated[int | None, typer.Option("--ray-cpus", min=1, help="With --ray local: the CPUs of the Ray "
+                                                 "instance it starts (default: every core).")] = None,
+    ray_object_store: Annotated[int | None, typer.Option("--ray-object-store", metavar="MB", min=64, help="With --ray "
+                                                         "local: its object store's size in MB (default: Ray's, 30% "
+                                                         "of the memory).")] = None,
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
@@ -131,7 +137,8 @@ def arena_run(
                          "Ray does not play yet")
                 run_id, prog = distributed.run(cfg, ray, on_progress=None if quiet else shown.update, notify=note,
                                                match_timeout_s=ray_timeout, matches_per_task=ray_matches,
-                                               working_dir=str(ray_working_dir) if ray_working_dir else None)
+                                               working_dir=str(ray_working_dir) if ray_working_dir else None,
+                                               local_cpus=ray_cpus, object_store_mb=ray_object_store)
             else:
                 run_id, prog = run(cfg, on_progress=None if quiet else shown.update, notify=note)
         except UsageError as e:

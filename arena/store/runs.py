@@ -67,6 +67,14 @@ class RunTables:
             "SELECT COALESCE(SUM(illegal + malformed + timeout + disconnect), 0) FROM game_seats "
             "WHERE game_id IN (SELECT id FROM games WHERE run_id = ?)", (run_id,)).fetchone()[0]
 
+    def run_table_faults(self, run_id: int) -> int:
+        """A run's faults as the ranked table counts them (timeouts, illegal and malformed answers, fallbacks over
+        every seat of its stored games, and its bots' crashes; not disconnects, which a crash brings)."""
+        return self.db.execute(
+            "SELECT (SELECT COALESCE(SUM(timeout + illegal + malformed + fallbacks), 0) FROM game_seats "
+            "WHERE game_id IN (SELECT id FROM games WHERE run_id = :run)) + "
+            "(SELECT COUNT(*) FROM crashes WHERE run_id = :run)", {"run": run_id}).fetchone()[0]
+
     def finish_run(self, run_id: int) -> None:
         with self.tx():
             self.db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (time.time(), run_id))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -172,6 +173,35 @@ def test_a_tournament_across_two_nodes_gives_the_same_games_and_table_as_on_one_
     assert _attempts(tmp_path) == {f"match-{m}": 1 for m in range(games // 2)}
 
 
+
+def test_a_task_streams_its_finished_games_and_the_driver_commits_them_before_the_task_ends(cluster, tmp_path):
+    games = 8
+    db = _db(tmp_path, "ray.db")
+    # A bot that thinks 100 ms a decision: a game takes a second or so, played one at a time.
+    out = _pepper(["bot", "register", "slow", "--command", "{python} -m sample_bots montecarlo --budget-ms 100",
+                   "--cwd", str(ROOT), "--db", str(db)], tmp_path, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-matches", "4", "--concurrency", "1"]
+    args[args.index("heuristic,h2")] = "heuristic,slow"
+    # All 4 matches in one task: all-or-nothing, the store would go from 0 games to 8 at once.
+    driver = subprocess.Popen([sys.executable, "-m", "pepper_cli", *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, stdin=subprocess.DEVNULL, env=os.environ | RAY_ENV)
+    seen = set()
+    try:
+        deadline = time.monotonic() + 150
+        while driver.poll() is None and time.monotonic() < deadline:
+            seen.add(_committed(db))
+            time.sleep(0.02)
+        output, _ = driver.communicate(timeout=30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 0, output
+    assert "each task plays 4 match(es)" in output and _attempts(tmp_path) == {"match-0": 1}, output
+    assert seen & set(range(1, games)), seen   # some of the task's games committed while it played on
+    assert [g[0] for g in _outcome(db)[0]] == list(range(games))
+
+
 def test_a_worker_node_that_dies_mid_run_loses_and_duplicates_no_game(cluster, tmp_path):
     games = 16
     db = _db(tmp_path, "ray.db")
@@ -244,7 +274,7 @@ def test_a_straggler_past_its_timeout_is_cancelled_and_played_again(cluster, tmp
     out = _pepper(["bot", "register", "h3", "--command", f"sh -c '{hang}'", "--cwd", str(ROOT), "--db", str(db)],
                   tmp_path, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
-    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-timeout", "8"]
+    args = [*_run_args(db, games), "--ray", cluster.address, "--ray-timeout", "20"]
     args[args.index("heuristic,h2")] = "heuristic,h3"
     out = _pepper(args, tmp_path, timeout=180)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -331,3 +361,70 @@ def test_a_match_that_comes_back_twice_is_committed_and_rated_once(tmp_path):
         assert rated == (2, 4)   # each game rated once, for each of its 2 bots
     finally:
         st.close()
+
+
+def _nodes_played_on(tmp_path: Path) -> set[str]:
+    """The Ray node ids the matches were played on (each attempt's line in its match.log)."""
+    return {line.split("(Ray node ", 1)[1].split(")", 1)[0]
+            for p in (tmp_path / "arena-logs").glob("match-*/match.log") for line in p.read_text().splitlines()
+            if " started on " in line}
+
+
+def test_a_node_smaller_than_a_match_needs_is_used_and_the_start_says_how_the_cpus_are_used(cluster, tmp_path):
+    # A match wants 3 CPUs (a referee, two bots); the nodes have 2, 2 and 1: tasks sized to 1 CPU run on all three.
+    small = cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+    cluster.wait_for_nodes()
+    try:
+        db = _db(tmp_path, "ray.db")
+        out = _pepper([*_run_args(db, 16), "--ray", cluster.address], tmp_path, timeout=180)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "Ray cluster: 3 node(s) with CPUs (2, 2, 1; 5 in all): each task plays 1 match(es) on 1 CPU(s) with " \
+               "a referee and bots of its own, 5 task(s) at once" in out.stdout + out.stderr, out.stdout + out.stderr
+        assert small.node_id in _nodes_played_on(tmp_path), (small.node_id, _nodes_played_on(tmp_path))
+    finally:
+        cluster.remove_node(small)
+
+
+def test_a_cluster_whose_every_worker_dies_stops_the_run_within_a_minute_and_the_same_command_resumes_it(
+        cluster, tmp_path):
+    games = 8
+    db = _db(tmp_path, "ray.db")
+    args = [sys.executable, "-m", "pepper_cli", *_run_args(db, games), "--ray", cluster.address]
+    driver = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              stdin=subprocess.DEVNULL, env=os.environ | RAY_ENV)
+    try:
+        deadline = time.monotonic() + 120
+        while _committed(db) < 2 and driver.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert driver.poll() is None, driver.communicate()[0]
+        for node in list(cluster.workers):
+            _die(cluster, node)
+        died = time.monotonic()
+        output, _ = driver.communicate(timeout=120)
+        waited = time.monotonic() - died
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        cluster.workers = [cluster.add_node(num_cpus=2, node_ip_address="127.0.0.1") for _ in range(2)]
+        cluster.wait_for_nodes()
+    assert driver.returncode == 1 and waited < 60, (waited, output)
+    assert "has had no node with CPUs for 20s (every worker node died or left): stopped with" in output, output
+    assert "run the same command again to resume" in output and "Traceback" not in output, output
+    out = _pepper(args[3:], tmp_path, timeout=180)   # the same command, on the cluster's new workers
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{games}/{games} games" in out.stdout
+    assert [g[0] for g in _outcome(db)[0]] == list(range(games))
+
+
+def test_a_cluster_address_where_nothing_answers_fails_at_once_in_one_line_with_what_to_do(tmp_path):
+    db = _db(tmp_path, "ray.db")
+    with socket.socket() as s:   # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    out = _pepper([*_run_args(db, 4), "--ray", f"127.0.0.1:{port}"], tmp_path, timeout=120)
+    assert out.returncode == 1 and time.monotonic() - t0 < 30, out.stdout + out.stderr
+    assert f"no Ray cluster answers at 127.0.0.1:{port} (Connection refused): start its head there" in out.stderr, \
+        out.stderr
+    assert "Traceback" not in out.stdout + out.stderr and len(out.stderr.strip().splitlines()) <= 2, out.stderr
+
