@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from arena.evidence import Block, game_pairs, head_to_head, pooled_correlation, score_of_elo
-from arena.sprt import Sequential, Sprt
+from arena.evidence import MIN_BLOCKS, Block, game_pairs, head_to_head, pooled_correlation, score_of_elo
+from arena.sprt import Normalized, Sequential, Sprt, normalized_llr
 
 
 def block(*games: tuple[float, float]) -> Block:
@@ -132,3 +132,48 @@ def test_blocks_all_alike_give_no_interval_and_all_won_a_bounded_los():
     # The pool's figures cover the score and the margin alike (a generator of pairs is read once).
     pooled = pooled_correlation(h for h in (head_to_head("A", "B", EXAMPLE),))
     assert pooled["score"]["games"] == pooled["margin"]["games"] == 8
+
+
+def simulate_normalized(sprt: Sprt, t: float, runs: int, seed: int) -> dict:
+    """Verdicts of ``runs`` normalized tests (arena.sprt.Normalized, blocks of 2 games, centre 0) on block values
+    drawn from a skewed, heavy-tailed law (a deal-point margin's: an exponential's two-sided mixture, scaled by a
+    coin) standardized so that their mean is exactly ``t`` SDs from the centre."""
+    rng = random.Random(seed)
+    out = {"H1": 0, "H0": 0, None: 0}
+
+    def draw() -> float:   # mean 0, SD 1: exponential(1) - 1 (SD 1), signed at random, times 1 or 2, over sqrt(5/2)
+        return (rng.expovariate(1.0) - 1) * rng.choice((1, -1)) * rng.choice((1, 2)) / math.sqrt(2.5)
+
+    for _ in range(runs):
+        seq = Normalized(sprt, 0.0, 2)
+        for _ in range(20_000):
+            if seq.feed(t + draw()):
+                break
+        out[seq.verdict] += 1
+    return out
+
+
+def test_the_normalized_sprt_keeps_its_error_rates_and_reads_elo_per_game():
+    """At elo0 (the blocks' mean at the centre) it accepts H1 no more often than alpha, at elo1 (t1 SDs from it) H0
+    no more often than beta, within 3 binomial SDs over 400 runs; elo1 = 60 keeps each test to about 100 blocks."""
+    sprt, runs = Sprt(0, 60, 0.05, 0.05), 400
+    probe = Normalized(sprt, 0.0, 2)
+    # A block of 2 games of per-game SD 1/2: t1 = (s(60) - 1/2) / (1/2) * sqrt(2).
+    assert probe.t0 == 0 and probe.t1 == pytest.approx(2 * (score_of_elo(60) - 0.5) * math.sqrt(2))
+    tol = 3 * math.sqrt(0.05 * 0.95 / runs)
+    at0 = simulate_normalized(sprt, probe.t0, runs, seed=21)
+    at1 = simulate_normalized(sprt, probe.t1, runs, seed=22)
+    assert at0[None] == at1[None] == 0
+    assert at0["H1"] / runs <= sprt.alpha + tol, at0
+    assert at1["H0"] / runs <= sprt.beta + tol, at1
+    assert at0["H0"] / runs >= 0.9 and at1["H1"] / runs >= 0.9
+
+
+def test_the_normalized_llr_by_hand_and_its_first_blocks():
+    # Blocks 1, 3 about centre 0: mean 2, SD sqrt(2), t = sqrt(2); LLR = 2 (t1 - t0) (t - (t0 + t1) / 2).
+    assert normalized_llr(2, 4.0, 10.0, 0.0, 0.5) == pytest.approx(2 * 0.5 * (math.sqrt(2) - 0.25))
+    assert normalized_llr(1, 1.0, 1.0, 0.0, 0.5) == 0 and normalized_llr(3, 3.0, 3.0, 0.0, 0.5) == 0   # all alike
+    seq = Normalized(Sprt(0, 60), 0.5, 2)
+    for v in (1.0, 0.9, 1.0, 0.95, 1.0):   # five strong blocks: no verdict before MIN_BLOCKS, however clear
+        assert seq.feed(v) is None
+    assert seq.llr > seq.sprt.upper and seq.feed(1.0) == "H1" and seq.blocks == MIN_BLOCKS
