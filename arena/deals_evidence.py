@@ -51,12 +51,29 @@ class GameDeals(NamedTuple):
 
 def game_deals(game, sides: Sequence[Side]) -> GameDeals:
     """From a finished :class:`referee.rules.Game` (its ``deals``, ``outcome`` and ``table``) and the side in each
-    seat. A stored record is replayed first (``referee.rules.replay_record``): its deal summaries leave out ``made``."""
+    seat. A stored record is replayed first (``Game.from_record``): its deal summaries leave out ``made``."""
     table, o = game.table, game.outcome
     team_of = tuple(table.team_of[s] for s in range(len(sides)))
     deals = tuple(Deal(tuple(d.points), None if d.contract is None else table.team_of[d.contract.bidder], d.made)
                   for d in game.deals)
     return GameDeals(tuple(sides), team_of, tuple(o.scores), tuple(o.winners), deals)
+
+
+def block_of_records(games: Sequence[tuple[Sequence[Side], dict]]) -> list[GameDeals]:
+    """A stored block (:meth:`arena.store.Store.block_records`: each game's sides by seat and its record) replayed
+    with the rules engine; a game whose record does not replay to an outcome (one given up after a fault) is left
+    out, so the block's deals are compared over the games that were played out."""
+    from referee.rules import Game, RulesError
+
+    out = []
+    for sides, record in games:
+        try:
+            g = Game.from_record(record)
+        except (RulesError, ValueError):
+            continue
+        if g.outcome is not None:
+            out.append(game_deals(g, sides))
+    return out
 
 
 # ----------------------------------------------------------------------------- one game, one pair
@@ -191,5 +208,6 @@ def multiplier(method: Separation, baseline: Separation) -> float | None:
     return (method.z / baseline.z) ** 2 if baseline.z else None
 
 
-__all__ = ["STATISTICS", "Deal", "GameDeals", "PairedDeal", "Separation", "Statistic", "deal_results", "game_deals",
+__all__ = ["STATISTICS", "Deal", "GameDeals", "PairedDeal", "Separation", "Statistic", "block_of_records",
+           "deal_results", "game_deals",
            "game_result", "multiplier", "paired_deals", "separation"]

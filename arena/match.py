@@ -4,7 +4,9 @@ A match is a run of the tournament machinery (:class:`arena.tournament.Arena`) w
 its own (:class:`SequentialPlanner`), planned a round of blocks at a time like an adaptive run, and stored like any run (so it resumes: the same command
 plays on where it stopped, and a decided match just prints its result). After each stored game the
 complete blocks are fed, in plan order, to a generalized SPRT (:class:`arena.sprt.Sequential`); the
-first block whose LLR reaches a bound decides, and no further block is planned. Games already in flight
+first block whose LLR reaches a bound decides, and no further block is planned. The test reads each block as its
+``statistic`` (:data:`arena.deals_evidence.STATISTICS`): ``score``, fishtest's GSPRT on the block score, or another
+statistic by the normalized test (:class:`arena.sprt.Normalized`). Games already in flight
 then finish and are stored, but the verdict and its estimate are those of the blocks up to the deciding
 one: a function of the plan and the results, whatever order the games finished in.
 """
@@ -18,10 +20,11 @@ from dataclasses import asdict, dataclass, field
 from . import schedule
 from .config import RunConfig
 from .context import RunContext
+from .deals_evidence import STATISTICS, block_of_records
 from .errors import UsageError
 from .evidence import Block, HeadToHead, head_to_head
 from .planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Entrants
-from .sprt import Sequential, Sprt, StopAdjusted, stop_adjusted
+from .sprt import Normalized, Sequential, Sprt, StopAdjusted, stop_adjusted
 from .store import Store
 from .tournament import Arena
 
@@ -39,9 +42,15 @@ class MatchConfig(RunConfig):
 
     sprt: Sprt = field(default_factory=Sprt)
     adaptive: bool = True   # planned a round at a time
+    statistic: str = "score"   # what the test reads in each block (arena.deals_evidence.STATISTICS)
+
+    def __post_init__(self):
+        if self.statistic not in STATISTICS:
+            raise UsageError(f"statistic {self.statistic!r}: expected one of {', '.join(STATISTICS)}")
 
     def run_key(self, bots: list[str]) -> dict:
-        return super().run_key(bots) | {"match": {"a": self.bots[0], "b": self.bots[1], **asdict(self.sprt)}}
+        test = asdict(self.sprt) | ({} if self.statistic == "score" else {"statistic": self.statistic})
+        return super().run_key(bots) | {"match": {"a": self.bots[0], "b": self.bots[1], **test}}
 
 
 @dataclass
@@ -73,9 +82,25 @@ class SequentialPlanner(Entrants):
         self.cfg: MatchConfig = ctx.cfg  # type: ignore[assignment]
         self.a, self.b = self.cfg.bots
         self.on_block = on_block or (lambda st: None)
-        self.seq = Sequential(self.cfg.sprt)
+        self.statistic = STATISTICS[self.cfg.statistic]
+        self.seq: Sequential | Normalized = Sequential(self.cfg.sprt) if self.statistic.name == "score" else \
+            Normalized(self.cfg.sprt, self.statistic.centre, self._games_per_block())
         self.blocks: list[Block] = []
         self.next_match = 0
+
+    def _games_per_block(self) -> int:
+        ctx = self.ctx
+        up = schedule.lineups([self.a, self.b], ctx.rs, ctx.players, "mirrored")[0]
+        return len(schedule.rotations(up, ctx.table.teams < ctx.players))
+
+    def _value(self, run_id: int, r) -> float | None:
+        """The block's value of the test's statistic, A's side (None: no game of it replays, so nothing to read)."""
+        if self.statistic.name == "score":
+            return r.score / r.games
+        if self.statistic.name == "margin":
+            return r.margin / r.games
+        block = block_of_records(self.ctx.store.block_records(run_id, r.match))
+        return self.statistic.of_block(block, (r.bot, r.version), (r.opponent, r.opponent_version))
 
     def begin(self, names: list[str]) -> schedule.Plan:
         self._entrants = list(names)
@@ -101,12 +126,14 @@ class SequentialPlanner(Entrants):
         fed = False
         while self.seq.verdict is None and (r := rows.get(self.next_match)) is not None and r.complete:
             self.blocks.append(Block(r.games, r.score, r.score_sq, r.margin, r.margin_sq))
-            self.seq.feed(r.score / r.games)
+            value = self._value(run_id, r)
+            if value is not None:
+                self.seq.feed(value)
             self.next_match += 1
             fed = True
         estimate = head_to_head(self.a, self.b, self.blocks)
         adjusted = None
-        if self.seq.verdict is not None:
+        if self.seq.verdict is not None and isinstance(self.seq, Sequential):   # the GSPRT's model of its blocks
             adjusted = stop_adjusted(self.cfg.sprt, self.seq.verdict, self.seq.counts)
         st = MatchStatus(self.cfg.sprt, self.seq.verdict, self.seq.llr, len(self.blocks),
                          sum(k.games for k in self.blocks), store.game_ids(run_id).count, estimate, adjusted)

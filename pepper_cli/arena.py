@@ -201,6 +201,9 @@ def arena_match(
     sprt: Annotated[str, typer.Option(help="The test: elo0 (H0), elo1 (H1), logistic Elo per game, and the error "
                                            "rates alpha (accepting H1 under H0) and beta.")] = "elo0=0 elo1=5 alpha=0.05 beta=0.05",
     max_games: Annotated[int, typer.Option("--max-games", min=1, help="Stop undecided after this many games.")] = 20000,
+    statistic: Annotated[str, typer.Option(help="What the test reads in each block: score (the games won, fishtest's "
+                                                "GSPRT), or margin, points, deals or contracts (the normalized test, "
+                                                "elo0 and elo1 in normalized Elo; docs/statistics.md).")] = "score",
     ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
@@ -231,9 +234,13 @@ def arena_match(
         test = Sprt.parse(sprt)
     except ValueError as e:
         _fail(f"--sprt: {e}")
-    cfg = MatchConfig(ruleset=ruleset, players=players, games=max_games, seed=seed, bots=[a, b], concurrency=concurrency,
-                      deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, db=str(db), log_dir=str(log_dir),
-                      bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, sprt=test)
+    try:
+        cfg = MatchConfig(ruleset=ruleset, players=players, games=max_games, seed=seed, bots=[a, b],
+                          concurrency=concurrency, deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, db=str(db),
+                          log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, sprt=test,
+                          statistic=statistic)
+    except UsageError as e:
+        _fail(f"--statistic: {e}")
     try:
         cfg.ruleset_obj()
         cfg.resolved_players()

@@ -61,11 +61,32 @@ def test_random_against_heuristic_accepts_h0_and_too_few_games_leave_it_undecide
     assert "undecided after 4 games" in r.stdout and "2 blocks (4 games)" in r.stdout
 
 
+def test_a_match_on_the_deals_reads_the_stored_records_and_keeps_its_own_run(tmp_path):
+    """--statistic points: each complete block's records are replayed and its deals compared on the same cards; the
+    normalized test decides from six blocks on, with no stop-adjusted estimate (that is the GSPRT's model); the same
+    bots under the default statistic are another match (another run), not this one resumed."""
+    cmd = ("match", "heuristic", "random", "--ruleset", "short.toml", "--sprt", "elo0=0 elo1=150", "--progress-every",
+           "0", "--statistic", "points")
+    r = pepper(tmp_path, *cmd)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "H1 accepted: heuristic is stronger than random" in r.stdout and "adjusted for the test's stop" not in r.stdout
+    lines = LLR.findall(r.stdout)
+    assert int(lines[-1][2]) >= MIN_BLOCKS and float(lines[-1][4]) >= float(lines[-1][6])
+    assert all(float(x[4]) == 0 or int(x[2]) >= 2 for x in lines)
+    played = games(tmp_path)
+    again = pepper(tmp_path, *cmd)
+    assert again.returncode == 0 and games(tmp_path) == played and LLR.findall(again.stdout)[-1][2] == lines[-1][2]
+    other = pepper(tmp_path, "match", "heuristic", "random", "--ruleset", "short.toml", "--sprt", "elo0=0 elo1=150",
+                   "--quiet")
+    assert other.returncode == 0 and games(tmp_path) > played, other.stdout + other.stderr
+
+
 @pytest.mark.parametrize(("args", "says"), [
     (("heuristic", "heuristic"), "two different bots"),
     (("heuristic", "random", "--sprt", "elo0=5 elo1=0"), "--sprt: elo0=5.0 elo1=0.0: elo0 must be below elo1"),
     (("heuristic", "random", "--sprt", "gamma=1"), "KEY=VALUE with KEY one of elo0, elo1, alpha, beta"),
     (("heuristic", "nobody"), "unknown bot(s): nobody"),
+    (("heuristic", "random", "--statistic", "luck"), "--statistic: statistic 'luck': expected one of score, margin"),
 ])
 def test_bad_input_is_exit_2_with_a_message(tmp_path, args, says):
     r = pepper(tmp_path, "match", *args)
