@@ -19,7 +19,8 @@ several seats: the mean over its seats against the other's). A's block score is 
 **Head to head** (:func:`head_to_head`): over N blocks with scores x_i, the mean score, the Elo difference
 with a 95% interval (Student's t on the block scores, through the logistic curve), the normalized Elo (the
 score's distance from 1/2 in per-game standard deviations, times 800/ln 10), the likelihood of superiority,
-the same for the margin in points, and the correlation inside the blocks as an effective-games multiplier.
+the same for the margin in points (with its normalized Elo, the figure ``pepper arena match --statistic margin``
+tests), and the correlation inside the blocks as an effective-games multiplier.
 
 **Is the difference real?** Between two bots of equal strength a block's score is as likely to fall
 d above 1/2 as d below (the duplicate deals give both the same cards), so the likelihood of superiority
@@ -232,6 +233,7 @@ class HeadToHead:
     margin_rho: float | None
     margin_multiplier: float | None
     p_value: float = 1.0            # two-sided, of "A and B are equally strong" (the sign-flip test; t past its reach)
+    margin_nelo: float | None = None   # normalized Elo of the margin: what `pepper arena match --statistic margin` tests
 
     @property
     def too_few(self) -> bool:
@@ -283,6 +285,7 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
         dse = math.nan
     clip = lambda s: s if s != s else min(1.0, max(0.0, s))  # noqa: E731
     nelo = (x - 0.5) / math.sqrt(g * var) * NELO_PER_T if 0 < var < math.inf else None
+    margin_nelo = d / math.sqrt(g * dvar) * NELO_PER_T if 0 < dvar < math.inf else None
     c = correlation(_per_game_var(sum(k.score for k in blocks), sum(k.score_sq for k in blocks), games), var, g)
     cm = correlation(_per_game_var(sum(k.margin for k in blocks), sum(k.margin_sq for k in blocks), games), dvar, g)
     flip = sign_flip([v - 0.5 for v in xs])
@@ -293,7 +296,7 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
         p = 2 * min(los, 1 - los) if los == los else 1.0
     return HeadToHead(a, b, n, games, x, elo_of_score(x), elo_of_score(clip(x - tq * se)),
                       elo_of_score(clip(x + tq * se)), nelo, los, d, d - tq * dse, d + tq * dse,
-                      t_los(d, dse), c.rho, c.multiplier, cm.rho, cm.multiplier, p)
+                      t_los(d, dse), c.rho, c.multiplier, cm.rho, cm.multiplier, p, margin_nelo)
 
 
 def pooled_correlation(pairs: Iterable[HeadToHead]) -> dict:

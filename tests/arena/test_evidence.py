@@ -41,6 +41,7 @@ def test_head_to_head_of_the_worked_example():
     assert (h.margin_low, h.margin_high) == (pytest.approx(-2.922394, abs=1e-6), pytest.approx(10.422394, abs=1e-6))
     assert h.margin_los == pytest.approx(0.914184, abs=1e-6)          # Student's t(3) at 3.75 / 2.096624
     assert h.margin_multiplier == pytest.approx(1.281652, abs=1e-6)
+    assert h.margin_nelo == pytest.approx(3.75 / math.sqrt(2 * 211 / 12) * 800 / math.log(10))   # 2 s_y^2 = 35.1667
     assert h.to_dict()["elo_high"] is None   # JSON has no infinity
     # From B's side everything turns around.
     mirrored = head_to_head("B", "A", [Block(k.games, k.games - k.score, k.games - 2 * k.score + k.score_sq,
