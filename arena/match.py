@@ -20,11 +20,11 @@ from dataclasses import asdict, dataclass, field
 from . import schedule
 from .config import RunConfig
 from .context import RunContext
-from .deals_evidence import STATISTICS, block_of_records
+from .deals_evidence import STATISTICS
 from .errors import UsageError
 from .evidence import Block, HeadToHead, head_to_head
 from .planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Entrants
-from .sprt import Normalized, Sequential, Sprt, StopAdjusted, stop_adjusted
+from .sprt import BlockTest, Sprt, StopAdjusted
 from .store import Store
 from .tournament import Arena
 
@@ -82,25 +82,9 @@ class SequentialPlanner(Entrants):
         self.cfg: MatchConfig = ctx.cfg  # type: ignore[assignment]
         self.a, self.b = self.cfg.bots
         self.on_block = on_block or (lambda st: None)
-        self.statistic = STATISTICS[self.cfg.statistic]
-        self.seq: Sequential | Normalized = Sequential(self.cfg.sprt) if self.statistic.name == "score" else \
-            Normalized(self.cfg.sprt, self.statistic.centre, self._games_per_block())
+        self.seq = BlockTest(self.cfg.sprt, self.cfg.statistic)
         self.blocks: list[Block] = []
         self.next_match = 0
-
-    def _games_per_block(self) -> int:
-        ctx = self.ctx
-        up = schedule.lineups([self.a, self.b], ctx.rs, ctx.players, "mirrored")[0]
-        return len(schedule.rotations(up, ctx.table.teams < ctx.players))
-
-    def _value(self, run_id: int, r) -> float | None:
-        """The block's value of the test's statistic, A's side (None: no game of it replays, so nothing to read)."""
-        if self.statistic.name == "score":
-            return r.score / r.games
-        if self.statistic.name == "margin":
-            return r.margin / r.games
-        block = block_of_records(self.ctx.store.block_records(run_id, r.match))
-        return self.statistic.of_block(block, (r.bot, r.version), (r.opponent, r.opponent_version))
 
     def begin(self, names: list[str]) -> schedule.Plan:
         self._entrants = list(names)
@@ -126,15 +110,11 @@ class SequentialPlanner(Entrants):
         fed = False
         while self.seq.verdict is None and (r := rows.get(self.next_match)) is not None and r.complete:
             self.blocks.append(Block(r.games, r.score, r.score_sq, r.margin, r.margin_sq))
-            value = self._value(run_id, r)
-            if value is not None:
-                self.seq.feed(value)
+            self.seq.feed(r, lambda m=r.match: store.block_records(run_id, m))
             self.next_match += 1
             fed = True
         estimate = head_to_head(self.a, self.b, self.blocks)
-        adjusted = None
-        if self.seq.verdict is not None and isinstance(self.seq, Sequential):   # the GSPRT's model of its blocks
-            adjusted = stop_adjusted(self.cfg.sprt, self.seq.verdict, self.seq.counts)
+        adjusted = self.seq.adjusted()
         st = MatchStatus(self.cfg.sprt, self.seq.verdict, self.seq.llr, len(self.blocks),
                          sum(k.games for k in self.blocks), store.game_ids(run_id).count, estimate, adjusted)
         if fed:

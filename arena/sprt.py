@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .deals_evidence import STATISTICS, block_of_records
 from .evidence import MIN_BLOCKS, elo_of_score, score_of_elo
 
 _SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
@@ -255,4 +257,48 @@ def normalized_llr(n: int, total: float, total_sq: float, t0: float, t1: float) 
     return n * (t1 - t0) * (mean / math.sqrt(var) - (t0 + t1) / 2)
 
 
-__all__ = ["Normalized", "Sequential", "Sprt", "StopAdjusted", "normalized_llr", "stop_adjusted"]
+class BlockTest:
+    """A match's test on its statistic (:data:`arena.deals_evidence.STATISTICS`), fed the store's block rows of A
+    against B in plan order (:class:`arena.store.BlockRow`): the block score to fishtest's GSPRT (:class:`Sequential`),
+    any other statistic to :class:`Normalized`, its games per block those of the first block's plan. One class for
+    ``pepper arena match`` and the web's replay of its trace, so that both read a match alike."""
+
+    def __init__(self, sprt: Sprt, statistic: str = "score"):
+        self.sprt = sprt
+        self.statistic = STATISTICS[statistic]
+        self.test: Sequential | Normalized | None = Sequential(sprt) if statistic == "score" else None
+
+    def feed(self, row, records: Callable[[], Sequence]) -> str | None:
+        """One complete block (its row; ``records()`` its games' sides and records, read only where the statistic
+        compares deals). A block none of whose games replays is passed over. Returns the verdict, if any."""
+        if self.test is None:
+            self.test = Normalized(self.sprt, self.statistic.centre, row.planned)
+        if self.test.verdict is None:
+            value = self.value(row, records)
+            if value is not None:
+                self.test.feed(value)
+        return self.test.verdict
+
+    def value(self, row, records: Callable[[], Sequence]) -> float | None:
+        """The block's value of the statistic, A's side."""
+        name = self.statistic.name
+        if name in ("score", "margin"):   # kept per block by the store
+            return (row.score if name == "score" else row.margin) / row.games
+        block = block_of_records(records())
+        return self.statistic.of_block(block, (row.bot, row.version), (row.opponent, row.opponent_version))
+
+    @property
+    def verdict(self) -> str | None:
+        return None if self.test is None else self.test.verdict
+
+    @property
+    def llr(self) -> float:
+        return 0.0 if self.test is None else self.test.llr
+
+    def adjusted(self) -> StopAdjusted | None:
+        """The Elo estimate corrected for the stop: the GSPRT's, once decided (None for the normalized test)."""
+        t = self.test
+        return stop_adjusted(self.sprt, t.verdict, t.counts) if isinstance(t, Sequential) and t.verdict else None
+
+
+__all__ = ["BlockTest", "Normalized", "Sequential", "Sprt", "StopAdjusted", "normalized_llr", "stop_adjusted"]

@@ -76,6 +76,18 @@ def test_a_match_on_the_deals_reads_the_stored_records_and_keeps_its_own_run(tmp
     played = games(tmp_path)
     again = pepper(tmp_path, *cmd)
     assert again.returncode == 0 and games(tmp_path) == played and LLR.findall(again.stdout)[-1][2] == lines[-1][2]
+    # The web's page replays the same test on the same blocks (web.data reads the statistic from the run's key).
+    from arena.store import Store
+    from web import data
+
+    st = Store(tmp_path / "arena.db", read_only=True)
+    try:
+        (m,) = data.matches(st)
+        trace = data.match(st, m["run"])["trace"]
+    finally:
+        st.close()
+    assert (m["verdict"], m["blocks"], f"{m['llr']:.2f}", m["adjusted"]) == ("H1", int(lines[-1][2]), lines[-1][4], None)
+    assert [f"{t['llr']:.2f}" for t in trace if str(t["block"]) in {x[2] for x in lines}] == [x[4] for x in lines[:-1]]
     other = pepper(tmp_path, "match", "heuristic", "random", "--ruleset", "short.toml", "--sprt", "elo0=0 elo1=150",
                    "--quiet")
     assert other.returncode == 0 and games(tmp_path) > played, other.stdout + other.stderr
