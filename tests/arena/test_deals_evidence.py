@@ -12,6 +12,7 @@ from arena.deals_evidence import (
     STATISTICS,
     Deal,
     GameDeals,
+    block_of_records,
     deal_results,
     game_deals,
     game_result,
@@ -127,3 +128,34 @@ def test_the_games_of_a_block_are_dealt_the_same_cards_seat_by_seat(ruleset, pla
     score = STATISTICS["score"].of_block(block, A, B)
     assert score in {x / (2 * len(rots)) for x in range(2 * len(rots) + 1)}
     assert len(paired_deals(block, A, B)) == min(len(g.deals) for g in games)
+
+
+def test_a_match_test_reads_its_statistic_from_the_block_rows_or_the_records():
+    """BlockTest: score and margin from the store's sums (no record read), the deal statistics from the block's
+    records; the normalized test takes its games per block from the first block's plan."""
+    from arena.sprt import BlockTest, Normalized, Sequential, Sprt
+    from arena.store.rows import BlockRow
+
+    row = BlockRow(1, 0, "a", 1, "b", 1, 2, 2, 1.0, 1.0, 20.0, 250.0)   # won one of two games, +20 points in all
+
+    def unread():
+        raise AssertionError("the records were read")
+
+    score, margin = BlockTest(Sprt(), "score"), BlockTest(Sprt(), "margin")
+    assert isinstance(score.test, Sequential) and margin.test is None and margin.verdict is None and margin.llr == 0
+    assert score.value(row, unread) == 0.5 and margin.value(row, unread) == 10.0
+    margin.feed(row, unread)
+    assert isinstance(margin.test, Normalized) and margin.test.t1 == Normalized(Sprt(), 0.0, 2).t1
+    assert margin.adjusted() is None
+    # The deals: read from real records, replayed; a record that does not replay is passed over.
+    from referee.rules.records import game_record
+
+    rs = get_ruleset("iowa")
+    rots = schedule.rotations(["a", "b", "a", "b"], True)
+    games = [_play(rs, 4, 5, seats, {"a": 0.0, "b": 0.3}) for seats in rots]
+    stored = [(tuple((x, 1) for x in seats), game_record(g)) for g, seats in zip(games, rots, strict=True)]
+    want = STATISTICS["points"].of_block([game_deals(g, sides) for g, (sides, _) in zip(games, stored, strict=True)],
+                                         A, B)
+    assert BlockTest(Sprt(), "points").value(row, lambda: stored) == pytest.approx(want)
+    broken = [stored[0], (stored[1][0], {**stored[1][1], "actions": ["nonsense"]})]
+    assert len(block_of_records(broken)) == 1
