@@ -201,9 +201,10 @@ def arena_match(
     sprt: Annotated[str, typer.Option(help="The test: elo0 (H0), elo1 (H1), logistic Elo per game, and the error "
                                            "rates alpha (accepting H1 under H0) and beta.")] = "elo0=0 elo1=5 alpha=0.05 beta=0.05",
     max_games: Annotated[int, typer.Option("--max-games", min=1, help="Stop undecided after this many games.")] = 20000,
-    statistic: Annotated[str, typer.Option(help="What the test reads in each block: score (the games won, fishtest's "
-                                                "GSPRT), or margin, points, deals or contracts (the normalized test, "
-                                                "elo0 and elo1 in normalized Elo; docs/statistics.md).")] = "score",
+    statistic: Annotated[str | None, typer.Option(
+        help="What the test reads in each block: margin (the default: the game margin), points, deals or contracts "
+             "(the normalized test, elo0 and elo1 in normalized Elo), or score (the games won, fishtest's GSPRT; "
+             "docs/statistics.md). Unset, a match stored on the score resumes on it.", show_default=False)] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 1,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -108,9 +109,11 @@ def test_bad_input_is_exit_2_with_a_message(tmp_path, args, says):
 def test_a_killed_match_resumes_where_it_stopped(tmp_path):
     (tmp_path / "short.toml").write_text(SHORT)
     cmd = [sys.executable, "-m", "pepper_cli", "arena", "match", "heuristic", "random", "--ruleset", "short.toml",
-           # Tight error rates: the decision needs enough blocks that the killed match cannot have stored them all
-           # (finished games are committed in groups, so more are stored by the time its line is read).
-           "--sprt", "elo0=0 elo1=40 alpha=0.005 beta=0.005", "--progress-every", "0", "--db", str(tmp_path / "arena.db")]
+           # Tight error rates on the score's GSPRT (the margin decides heuristic against random from its first six
+           # blocks): the decision needs enough blocks that the killed match cannot have stored them all (finished
+           # games are committed in groups, so more are stored by the time its line is read).
+           "--sprt", "elo0=0 elo1=40 alpha=0.005 beta=0.005", "--statistic", "score", "--progress-every", "0",
+           "--db", str(tmp_path / "arena.db")]
     first = subprocess.Popen(cmd, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, start_new_session=True)
     for line in first.stdout:
@@ -125,3 +128,25 @@ def test_a_killed_match_resumes_where_it_stopped(tmp_path):
     # It went on from the games stored: its first line counts the complete blocks played before the kill (in plan
     # order, up to the first one a game of which was in flight), and it played the rest.
     assert int(LLR.findall(again.stdout)[0][2]) >= 2 and games(tmp_path) > stored
+
+
+def test_the_default_statistic_is_the_margin_and_a_match_stored_on_the_score_resumes_on_it(tmp_path):
+    """Unset, --statistic is the margin (keyed with the run); a match the store holds on the score (a run keyed
+    without a statistic) and not on the margin resumes on the score, as it was started, instead of starting anew."""
+    first = tmp_path / "first"
+    first.mkdir()
+    cmd = ("match", "heuristic", "random", "--ruleset", "short.toml", "--max-games", "4", "--quiet")
+    r = pepper(first, *cmd)
+    assert r.returncode == 4 and "resuming" not in r.stderr, r.stdout + r.stderr
+    second = tmp_path / "second"
+    second.mkdir()
+    r = pepper(second, *cmd, "--statistic", "score")
+    assert r.returncode == 4 and games(second) == 4, r.stdout + r.stderr
+    again = pepper(second, *cmd)
+    assert again.returncode == 4 and games(second) == 4, again.stdout + again.stderr
+    assert "resuming the match started on the score" in again.stderr
+    keys = {}
+    for folder in (first, second):
+        with sqlite3.connect(folder / "arena.db") as c:
+            keys[folder.name] = [json.loads(k)["match"].get("statistic") for (k,) in c.execute("SELECT key FROM runs")]
+    assert keys == {"first": ["margin"], "second": [None]}
