@@ -131,7 +131,7 @@ class SequentialPlanner(Entrants):
             self.seq.feed(r, lambda m=r.match: store.block_records(run_id, m))
             self.next_match += 1
             fed = True
-        estimate = head_to_head(self.a, self.b, self.blocks)
+        estimate = head_to_head(self.a, self.b, self.blocks, self.seq.estimate_basis)
         adjusted = self.seq.adjusted()
         st = MatchStatus(self.cfg.sprt, self.seq.verdict, self.seq.llr, len(self.blocks),
                          sum(k.games for k in self.blocks), store.game_ids(run_id).count, estimate, adjusted)

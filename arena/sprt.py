@@ -288,6 +288,12 @@ class BlockTest:
         return self.statistic.of_block(block, (row.bot, row.version), (row.opponent, row.opponent_version))
 
     @property
+    def estimate_basis(self) -> str:
+        """What the match's estimate reads (:func:`arena.evidence.head_to_head`'s basis): the score beside the score's
+        GSPRT and its stop-adjusted Elo, else the margin."""
+        return "score" if self.statistic.name == "score" else "margin"
+
+    @property
     def verdict(self) -> str | None:
         return None if self.test is None else self.test.verdict
 

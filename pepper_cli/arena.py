@@ -490,7 +490,9 @@ def _print_cross(st, pool: str, rows: list, as_of: int | None = None) -> None:
     cross = cross_table(st, pool, rows, as_of)
     t = Table(title="head to head, over complete duplicate blocks (per game; [95% interval])", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
-              caption="LOS = P(bot stronger); margin: points per game; x games: effective games per game played; "
+              caption="Elo and LOS from the block margins (their normalized Elo and Student's t; from the score "
+                      "where the margins do not vary); nElo: the score's; LOS = P(bot stronger); margin: points per "
+                      "game; x games: effective games per game played; "
                       "~ not significant; ? every block alike (no spread); too few: under "
                       f"{MIN_BLOCKS} blocks, where no difference can be significant")
     for head in ("bot", "opponent", "blocks", "games", "score %", "Elo [95%]", "nElo", "LOS %", "margin [95%]",

@@ -231,7 +231,7 @@ def _match_of(store: Store, run_id: int, config: dict | None, finished_at: float
         seq.feed(r, lambda m=r.match: store.block_records(run_id, m))
         trace.append({"block": len(blocks), "games": sum(k.games for k in blocks), "score": r.score / r.games,
                       "llr": seq.llr})
-    h = head_to_head(a, b, blocks)
+    h = head_to_head(a, b, blocks, seq.estimate_basis)
     state = seq.verdict or ("undecided" if finished_at is not None else "playing")
     out = {"run": run_id, "a": a, "b": b, "sprt": {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
                                                    "beta": sprt.beta, "lower": sprt.lower, "upper": sprt.upper},

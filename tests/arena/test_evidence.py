@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from arena.evidence import MIN_BLOCKS, Block, game_pairs, head_to_head, pooled_correlation, score_of_elo
+from arena.evidence import MIN_BLOCKS, Block, game_pairs, head_to_head, pooled_correlation, score_of_elo, student_t
 from arena.sprt import Normalized, Sequential, Sprt, normalized_llr
 
 
@@ -23,7 +23,7 @@ EXAMPLE = [block((1, 10), (1, 6)), block((1, 4), (0, -8)), block((0, -2), (1, 12
 
 
 def test_head_to_head_of_the_worked_example():
-    h = head_to_head("A", "B", EXAMPLE)
+    h = head_to_head("A", "B", EXAMPLE, basis="score")   # the headline on the score (the margin's: below)
     assert (h.blocks, h.games) == (4, 8)
     # Block means 1, .5, .5, 1: mean .75, unbiased variance .25/3, se sqrt(.25/3/4) = .144338.
     assert h.score == pytest.approx(0.75)
@@ -45,13 +45,38 @@ def test_head_to_head_of_the_worked_example():
     assert h.to_dict()["elo_high"] is None   # JSON has no infinity
     # From B's side everything turns around.
     mirrored = head_to_head("B", "A", [Block(k.games, k.games - k.score, k.games - 2 * k.score + k.score_sq,
-                                             -k.margin, k.margin_sq) for k in EXAMPLE])
+                                             -k.margin, k.margin_sq) for k in EXAMPLE], basis="score")
     assert mirrored.elo == pytest.approx(-h.elo) and mirrored.los == pytest.approx(1 - h.los)
     assert mirrored.multiplier == pytest.approx(h.multiplier) and mirrored.margin == pytest.approx(-3.75)
 
 
+def test_the_headline_reads_the_margin_by_default_with_the_score_beside_it():
+    """The worked example's headline (what the table's ties and the cross-table read) by default: the block
+    margins' normalized Elo, its interval and Student's t test; the score's figures kept beside it."""
+    h = head_to_head("A", "B", EXAMPLE)
+    score = head_to_head("A", "B", EXAMPLE, basis="score")
+    assert h.basis == "margin" and score.basis == "score"
+    # Margins 8, -2, 5, 4: mean 3.75, s^2 211/12, se 2.096624; per-game SD sqrt(2 s^2) = 5.930149.
+    per_sd = 800 / math.log(10) / math.sqrt(2 * 211 / 12)
+    assert h.elo == pytest.approx(3.75 * per_sd) == h.margin_nelo
+    assert (h.elo_low, h.elo_high) == (pytest.approx(-2.922394 * per_sd, abs=1e-4), pytest.approx(10.422394 * per_sd, abs=1e-4))
+    assert h.los == h.margin_los == pytest.approx(0.914184, abs=1e-6)    # Student's t(3) at 3.75 / 2.096624
+    assert h.p_value == pytest.approx(2 * (1 - 0.914184), abs=1e-6) and h.too_few and not h.significant
+    assert (h.score_elo, h.score_elo_low, h.score_elo_high, h.score_los, h.score_p_value) == (
+        score.elo, score.elo_low, score.elo_high, score.los, score.p_value)
+    assert (h.score, h.nelo) == (score.score, score.nelo)
+    # Sixteen blocks: t = 3.75 / (2.096624 / 2) on 15 degrees of freedom, significant.
+    more = head_to_head("A", "B", EXAMPLE * 4)
+    assert more.basis == "margin" and more.significant and more.elo_low > 0
+    assert more.p_value == pytest.approx(2 * (1 - student_t(15, 3.75 / (math.sqrt(211 / 12 * 12 / 15) / 4))))
+    # Margins that do not vary leave the score's headline; an unknown basis is an error that names it.
+    assert head_to_head("A", "B", [block((1, 5), (0, -5))] * 6).basis == "score"
+    with pytest.raises(ValueError, match="basis 'luck': expected margin or score"):
+        head_to_head("A", "B", EXAMPLE, basis="luck")
+
+
 def test_more_blocks_of_the_same_make_it_significant_and_the_pool_sums_effective_games():
-    h = head_to_head("A", "B", EXAMPLE * 4)
+    h = head_to_head("A", "B", EXAMPLE * 4, basis="score")
     # 8 of 16 blocks at +1/2, none below: p-value 2 * 2^-8.
     assert h.significant and h.elo_low > 0 and h.p_value == 2 ** -7 and h.los == 1 - 2 ** -9
     pooled = pooled_correlation([h, head_to_head("A", "C", EXAMPLE)])
