@@ -16,17 +16,27 @@ minus B's: by team in partnership games (A and B on opposite teams; partners are
 seat at a free-for-all table, "ahead" meaning a winner over a non-winner, else more points (a side in
 several seats: the mean over its seats against the other's). A's block score is the mean of its games'.
 
-**Head to head** (:func:`head_to_head`): over N blocks with scores x_i, the mean score, the Elo difference
-with a 95% interval (Student's t on the block scores, through the logistic curve), the normalized Elo (the
-score's distance from 1/2 in per-game standard deviations, times 800/ln 10), the likelihood of superiority,
-the same for the margin in points, and the correlation inside the blocks as an effective-games multiplier.
+**Head to head** (:func:`head_to_head`): over N blocks with scores x_i, the mean score, its Elo difference with a
+95% interval (Student's t on the block scores, through the logistic curve), the normalized Elo (the score's
+distance from 1/2 in per-game standard deviations, times 800/ln 10), the likelihood of superiority, the same for
+the margin in points (with its normalized Elo, the figure ``pepper arena match`` tests by default), and the
+correlation inside the blocks as an effective-games multiplier.
 
-**Is the difference real?** Between two bots of equal strength a block's score is as likely to fall
-d above 1/2 as d below (the duplicate deals give both the same cards), so the likelihood of superiority
-and the decision come from the exact sign-flip test of the block scores about 1/2 (:func:`sign_flip`),
-which holds its level at any number of blocks: a normal approximation on 3-10 blocks called equal bots
-apart 8-22 % of the time at a nominal 5 %. Below :data:`MIN_BLOCKS` no difference can be significant, and
-the table says "too few blocks". Past :data:`EXACT_MAX_BLOCKS` that differ from 1/2 the test is Student's t.
+**The headline** (``elo``, its interval, ``los``, ``p_value``: what the table's ties and the cross-table read) is
+the margin's by default: its normalized Elo with Student's t interval, and Student's t test of the block margins
+about 0. The margin tells bots apart in fewer blocks than the score (its effective-games multiplier over the block
+score is 1.62 on iowa, docs/statistics.md). Where the block margins do not vary (or there is one block) it is the
+score's, below.
+
+**Is the difference real?** (the score's test.) Between two bots of equal strength a block's score is as likely
+to fall d above 1/2 as d below (the duplicate deals give both the same cards), so the score's likelihood of
+superiority and decision come from the exact sign-flip test of the block scores about 1/2 (:func:`sign_flip`),
+which holds its level at any number of blocks: a normal approximation on 3-10 blocks called equal bots apart
+8-22 % of the time at a nominal 5 %. Student's t on the block margins rests on the same symmetry
+(equal bots' block margins as likely d above 0 as below) and held its level on heavy-tailed margins at 6-20
+blocks (tests/arena/test_honest_evidence.py). Below :data:`MIN_BLOCKS` no difference
+is taken as significant, and the table says "too few blocks". Past :data:`EXACT_MAX_BLOCKS` that differ from 1/2
+the score's test is Student's t.
 
 The sequential test on block scores (``pepper arena match``) is :mod:`arena.sprt`.
 """
@@ -232,6 +242,13 @@ class HeadToHead:
     margin_rho: float | None
     margin_multiplier: float | None
     p_value: float = 1.0            # two-sided, of "A and B are equally strong" (the sign-flip test; t past its reach)
+    margin_nelo: float | None = None   # normalized Elo of the margin: what `pepper arena match` tests by default
+    basis: str = "score"            # what elo, its interval, los and p_value are of: "margin" or "score"
+    score_elo: float = math.nan     # the score's figures, whatever the basis: Elo, its interval, LOS and p-value
+    score_elo_low: float = math.nan
+    score_elo_high: float = math.nan
+    score_los: float = math.nan
+    score_p_value: float = 1.0
 
     @property
     def too_few(self) -> bool:
@@ -253,15 +270,20 @@ class HeadToHead:
             | {"significant": self.significant, "too_few": self.too_few}
 
 
-def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
-    """The head-to-head statistics of A against B over ``blocks`` (A's side of each); None without blocks.
+def head_to_head(a: str, b: str, blocks: Sequence[Block], basis: str = "margin") -> HeadToHead | None:
+    """The head-to-head statistics of A against B over ``blocks`` (A's side of each); None without blocks. The
+    headline (elo, its interval, los, p_value) is of ``basis``: "margin" where the block margins vary (else the
+    score), or "score".
 
     Score: x_i = block score / games, mean x, s^2 their unbiased variance, se = s / sqrt(N); the score's 95%
     interval x +- t se (t Student's 97.5% quantile with N - 1 degrees of freedom), mapped to Elo; the LOS and
     p-value from the sign-flip test of x_i - 1/2 (:func:`sign_flip`; Student's t on (x - 1/2) / se past
     :data:`EXACT_MAX_BLOCKS`); nElo = (x - 1/2) / sqrt(g s^2) * 800/ln 10 with g the mean games per block (s^2 * g
     is the per-game variance a block of g independent games would show). Margin: the same on the blocks' mean
-    margins, with Student's t."""
+    margins d_i, with Student's t; its normalized Elo d / sqrt(g s_d^2) * 800/ln 10 and its interval
+    (d +- t se_d) / sqrt(g s_d^2) * 800/ln 10, and its LOS Student's t at d / se_d."""
+    if basis not in ("margin", "score"):
+        raise ValueError(f"basis {basis!r}: expected margin or score")
     n = len(blocks)
     if n == 0:
         return None
@@ -283,6 +305,7 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
         dse = math.nan
     clip = lambda s: s if s != s else min(1.0, max(0.0, s))  # noqa: E731
     nelo = (x - 0.5) / math.sqrt(g * var) * NELO_PER_T if 0 < var < math.inf else None
+    margin_nelo = d / math.sqrt(g * dvar) * NELO_PER_T if 0 < dvar < math.inf else None
     c = correlation(_per_game_var(sum(k.score for k in blocks), sum(k.score_sq for k in blocks), games), var, g)
     cm = correlation(_per_game_var(sum(k.margin for k in blocks), sum(k.margin_sq for k in blocks), games), dvar, g)
     flip = sign_flip([v - 0.5 for v in xs])
@@ -291,9 +314,17 @@ def head_to_head(a: str, b: str, blocks: Sequence[Block]) -> HeadToHead | None:
     else:
         los = t_los(x - 0.5, se)
         p = 2 * min(los, 1 - los) if los == los else 1.0
-    return HeadToHead(a, b, n, games, x, elo_of_score(x), elo_of_score(clip(x - tq * se)),
-                      elo_of_score(clip(x + tq * se)), nelo, los, d, d - tq * dse, d + tq * dse,
-                      t_los(d, dse), c.rho, c.multiplier, cm.rho, cm.multiplier, p)
+    margin_los = t_los(d, dse)
+    score = (elo_of_score(x), elo_of_score(clip(x - tq * se)), elo_of_score(clip(x + tq * se)), los, p)
+    if basis == "margin" and margin_nelo is not None:
+        per_sd = NELO_PER_T / math.sqrt(g * dvar)
+        headline = (margin_nelo, (d - tq * dse) * per_sd, (d + tq * dse) * per_sd, margin_los,
+                    2 * min(margin_los, 1 - margin_los))
+    else:
+        basis, headline = "score", score
+    elo, elo_low, elo_high, los, p = headline
+    return HeadToHead(a, b, n, games, x, elo, elo_low, elo_high, nelo, los, d, d - tq * dse, d + tq * dse,
+                      margin_los, c.rho, c.multiplier, cm.rho, cm.multiplier, p, margin_nelo, basis, *score)
 
 
 def pooled_correlation(pairs: Iterable[HeadToHead]) -> dict:

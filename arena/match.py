@@ -4,7 +4,10 @@ A match is a run of the tournament machinery (:class:`arena.tournament.Arena`) w
 its own (:class:`SequentialPlanner`), planned a round of blocks at a time like an adaptive run, and stored like any run (so it resumes: the same command
 plays on where it stopped, and a decided match just prints its result). After each stored game the
 complete blocks are fed, in plan order, to a generalized SPRT (:class:`arena.sprt.Sequential`); the
-first block whose LLR reaches a bound decides, and no further block is planned. Games already in flight
+first block whose LLR reaches a bound decides, and no further block is planned. The test reads each block as its
+``statistic`` (:data:`arena.deals_evidence.STATISTICS`): ``margin`` (the default) or another statistic by the
+normalized test (:class:`arena.sprt.Normalized`), or ``score``, fishtest's GSPRT on the block score. The statistic is
+part of the run's key (a run keyed without one reads the score), so a match resumes on the statistic it started on. Games already in flight
 then finish and are stored, but the verdict and its estimate are those of the blocks up to the deciding
 one: a function of the plan and the results, whatever order the games finished in.
 """
@@ -13,15 +16,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from . import schedule
 from .config import RunConfig
 from .context import RunContext
+from .deals_evidence import STATISTICS
 from .errors import UsageError
 from .evidence import Block, HeadToHead, head_to_head
 from .planners import ADAPTIVE_LAG_GAMES, ADAPTIVE_ROUND_GAMES, Entrants
-from .sprt import Sequential, Sprt, StopAdjusted, stop_adjusted
+from .sprt import BlockTest, Sprt, StopAdjusted
 from .store import Store
 from .tournament import Arena
 
@@ -32,6 +36,10 @@ ROUND_GAMES = 32
 # Exit statuses of `pepper arena match` (besides 1: the match cannot go on; 2: bad input; 130: interrupted).
 EXIT_H1, EXIT_H0, EXIT_UNDECIDED = 0, 3, 4
 
+# What a match's test reads in each block unless told: the game margin, which separates the bots in fewer blocks
+# than the block score at the same error rates (docs/statistics.md, the effective-games multiplier).
+DEFAULT_STATISTIC = "margin"
+
 
 @dataclass
 class MatchConfig(RunConfig):
@@ -39,9 +47,28 @@ class MatchConfig(RunConfig):
 
     sprt: Sprt = field(default_factory=Sprt)
     adaptive: bool = True   # planned a round at a time
+    # What the test reads in each block (arena.deals_evidence.STATISTICS); None: the stored match's (see statistic_for)
+    statistic: str | None = None
+
+    def __post_init__(self):
+        if self.statistic is not None and self.statistic not in STATISTICS:
+            raise UsageError(f"statistic {self.statistic!r}: expected one of {', '.join(STATISTICS)}")
 
     def run_key(self, bots: list[str]) -> dict:
-        return super().run_key(bots) | {"match": {"a": self.bots[0], "b": self.bots[1], **asdict(self.sprt)}}
+        statistic = self.statistic or DEFAULT_STATISTIC
+        test = asdict(self.sprt) | ({} if statistic == "score" else {"statistic": statistic})
+        return super().run_key(bots) | {"match": {"a": self.bots[0], "b": self.bots[1], **test}}
+
+    def statistic_for(self, store: Store) -> MatchConfig:
+        """This match with its statistic settled: the one asked for; else, unset, :data:`DEFAULT_STATISTIC` unless
+        the store holds this match on the score (keyed without a statistic) and none on the default, which it then
+        resumes as it was started."""
+        if self.statistic is not None:
+            return self
+        default, score = (replace(self, statistic=s) for s in (DEFAULT_STATISTIC, "score"))
+        if store.find_run(default.run_key(self.bots)) is None and store.find_run(score.run_key(self.bots)) is not None:
+            return score
+        return default
 
 
 @dataclass
@@ -73,7 +100,7 @@ class SequentialPlanner(Entrants):
         self.cfg: MatchConfig = ctx.cfg  # type: ignore[assignment]
         self.a, self.b = self.cfg.bots
         self.on_block = on_block or (lambda st: None)
-        self.seq = Sequential(self.cfg.sprt)
+        self.seq = BlockTest(self.cfg.sprt, self.cfg.statistic or DEFAULT_STATISTIC)
         self.blocks: list[Block] = []
         self.next_match = 0
 
@@ -101,13 +128,11 @@ class SequentialPlanner(Entrants):
         fed = False
         while self.seq.verdict is None and (r := rows.get(self.next_match)) is not None and r.complete:
             self.blocks.append(Block(r.games, r.score, r.score_sq, r.margin, r.margin_sq))
-            self.seq.feed(r.score / r.games)
+            self.seq.feed(r, lambda m=r.match: store.block_records(run_id, m))
             self.next_match += 1
             fed = True
-        estimate = head_to_head(self.a, self.b, self.blocks)
-        adjusted = None
-        if self.seq.verdict is not None:
-            adjusted = stop_adjusted(self.cfg.sprt, self.seq.verdict, self.seq.counts)
+        estimate = head_to_head(self.a, self.b, self.blocks, self.seq.estimate_basis)
+        adjusted = self.seq.adjusted()
         st = MatchStatus(self.cfg.sprt, self.seq.verdict, self.seq.llr, len(self.blocks),
                          sum(k.games for k in self.blocks), store.game_ids(run_id).count, estimate, adjusted)
         if fed:
@@ -151,6 +176,10 @@ def play(config: MatchConfig, on_progress=None, notify=None, on_block=None) -> M
     already decided, or out of games, plays nothing more. Returns its status."""
     store = Store(config.db)
     try:
+        asked, config = config.statistic, config.statistic_for(store)
+        if asked is None and config.statistic != DEFAULT_STATISTIC and notify is not None:
+            notify(f"resuming the match started on the {config.statistic} (--statistic {DEFAULT_STATISTIC} starts one "
+                   f"on the {DEFAULT_STATISTIC})")
         arena = Arena(config, store, on_progress, notify, planner=lambda ctx: SequentialPlanner(ctx, on_block))
         planner: SequentialPlanner = arena.planner  # type: ignore[assignment]
         bots = arena.check()
@@ -165,4 +194,4 @@ def play(config: MatchConfig, on_progress=None, notify=None, on_block=None) -> M
         store.close()
 
 
-__all__ = ["EXIT_H0", "EXIT_H1", "EXIT_UNDECIDED", "MatchConfig", "MatchStatus", "ROUND_GAMES", "SequentialPlanner", "play"]
+__all__ = ["DEFAULT_STATISTIC", "EXIT_H0", "EXIT_H1", "EXIT_UNDECIDED", "MatchConfig", "MatchStatus", "ROUND_GAMES", "SequentialPlanner", "play"]

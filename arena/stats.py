@@ -18,8 +18,9 @@ The aggregates are SQL over the store's per-seat rows (:meth:`Store.totals`).
 
 Ties from differences: each row says how likely the bot is stronger than the next one down
 (``next_los``), from their head-to-head duplicate blocks where they have at least
-:data:`arena.evidence.MIN_BLOCKS` complete ones in which each was its team alone (the sign-flip test,
-:mod:`arena.evidence`), else from their TrueSkill ratings (Phi((mu1 - mu2) / sqrt(sigma1^2 + sigma2^2))),
+:data:`arena.evidence.MIN_BLOCKS` complete ones in which each was its team alone (the headline of
+:func:`arena.evidence.head_to_head`: Student's t test of the block margins, or the sign-flip test of the block
+scores where the margins do not vary), else from their TrueSkill ratings (Phi((mu1 - mu2) / sqrt(sigma1^2 + sigma2^2))),
 and whether that difference is significant at 95% (two-sided). Where the blocks say, significantly, that
 the bot below is the stronger, the order is contradicted and the row below is marked ``^N``. A mixed
 line-up's blocks never count here (partners share a result): its pools separate by TrueSkill.
@@ -211,7 +212,8 @@ def separation(upper: Rating, lower: Rating, h: HeadToHead | None,
                level: float = LEVEL) -> tuple[float, bool, str]:
     """How likely the bot rated ``upper`` is stronger than the one rated ``lower`` just below it, whether that
     difference (either way) is significant at two-sided ``level``, and on what basis: their head-to-head blocks
-    ``h`` (at least :data:`MIN_BLOCKS`), else their ratings."""
+    ``h`` (at least :data:`MIN_BLOCKS`; its headline, the margin's test where the margins vary), else their
+    ratings."""
     if h is not None and not h.too_few and math.isfinite(h.los):
         return h.los, h.significant_at(level), "blocks"
     spread = math.sqrt(upper.sigma ** 2 + lower.sigma ** 2)

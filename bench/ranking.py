@@ -70,6 +70,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import random
 import statistics
 import sys
@@ -495,6 +496,47 @@ def verify(a) -> dict:
             "ratings": {b: {"mu": r[b].mu, "sigma": r[b].sigma} for b in order}}
 
 
+def variance(a) -> dict:
+    """Each block statistic's variance and effective-games multiplier on pairs of the ladder (bench/deal_variance.py),
+    then the match's SPRT with each statistic on the same blocks of heuristic against H10, and its error rates."""
+    from arena.sprt import Sprt
+    from bench import deal_variance as dv
+
+    configs = dv.parse_configs(a.configs) if a.configs else list(dv.CONFIGS)
+    pairs, rates = dv.names_of(dv.parse_pairs(a.pairs))
+    print(f"pairs {', '.join(f'{x}-{y}' for x, y in pairs)}; {a.blocks} blocks per pair; games in full unless cut")
+    rows = dv.measure(configs, pairs, rates, a.blocks, 1)
+    sprt = Sprt.parse(a.sprt)
+    rs = get_ruleset("iowa")
+    print(f"pepper arena match heuristic H10 --sprt \"{a.sprt}\": {a.matches} seeded matches, full iowa games")
+    per, values = dv.sprt_matches(rs, 4, "heuristic", "H10", {"heuristic": 0.0, "H10": 0.1}, sprt, a.matches,
+                                  a.max_blocks, 1000)
+    errors = dv.error_rates(values, sprt, 2, a.error_runs, a.max_error_blocks, 1)
+    tests = {}
+    for name, results_ in per.items():
+        games = statistics.median(2 * blocks for blocks, _ in results_)
+        tests[name] = {"games": games, "h1": sum(v == "H1" for _, v in results_) / len(results_),
+                       "undecided": sum(v is None for _, v in results_) / len(results_), **errors[name]}
+    base = tests[dv.BASELINE]["games"]
+    slack = 3 * math.sqrt(sprt.alpha * (1 - sprt.alpha) / a.error_runs)
+    for name, t in tests.items():
+        t["ratio"] = t["games"] / base
+        t["honest"] = t["elo0"] <= sprt.alpha + slack and t["elo1"] <= sprt.beta + slack
+        print(f"  {name:12} median games {t['games']:7.0f} ({t['ratio']:.2f} of today's), H1 in {_pct(t['h1'])}, "
+              f"errors at elo0 {_pct(t['elo0'])}, at elo1 {_pct(t['elo1'])}")
+    honest = [n for n, t in tests.items() if t["honest"] and n != dv.BASELINE]
+    best = min(honest, key=lambda n: tests[n]["games"]) if honest else None
+    out = {"configs": rows, "sprt": tests, "best": best}
+    if not a.no_write:
+        svg = Path(a.svg)
+        svg.parent.mkdir(parents=True, exist_ok=True)
+        svg.write_text(dv.svg(rows, "Evidence per block, by statistic"))
+    r3 = f"{tests[best]['ratio']:.2f}" if best else "n/a"
+    # The table's order still comes from TrueSkill on game results: no ranking figure to give for the deal statistics.
+    print(f"variance: order_games_ratio=n/a order_time_ratio=n/a sprt_games_ratio={r3}")
+    return out
+
+
 def _given(text: str) -> dict[str, int]:
     """``adaptive=120,naive=240`` -> {"adaptive": 120, "naive": 240}."""
     try:
@@ -509,7 +551,7 @@ def _given(text: str) -> dict[str, int]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("scale", "ranking", "speed", "verify"))
+    ap.add_argument("what", choices=("scale", "ranking", "speed", "verify", "variance"))
     ap.add_argument("--games", type=int, default=800)
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--max-games", type=int, default=1500)
@@ -530,13 +572,25 @@ def main(argv=None) -> int:
     ap.add_argument("--concurrency", type=int, default=None,
                     help="speed: the runs' games in flight (default: the arena's default; an adaptive run keeps fewer)")
     ap.add_argument("--json", action="store_true", help="also print every figure as one JSON line")
+    ap.add_argument("--configs", default="", metavar="RULESET:PLAYERS[:CAP],...",
+                    help="variance: the configurations (default every ruleset and player count, full games)")
+    ap.add_argument("--pairs", default="0:0.05,0:0.1,0.2:0.25,0.2:0.2", metavar="A:B,...",
+                    help="variance: the pairs' rates of random play (an equal pair: its interval coverage)")
+    ap.add_argument("--blocks", type=int, default=120, help="variance: blocks per pair and configuration")
+    ap.add_argument("--sprt", default="elo0=0 elo1=10 alpha=0.05 beta=0.05", help="variance: the match's test")
+    ap.add_argument("--matches", type=int, default=40, help="variance: seeded matches of heuristic against H10")
+    ap.add_argument("--max-blocks", type=int, default=400, help="variance: a match's most blocks")
+    ap.add_argument("--error-runs", type=int, default=200, help="variance: simulated tests per hypothesis and method")
+    ap.add_argument("--max-error-blocks", type=int, default=20000, help="variance: a simulated test's most blocks")
+    ap.add_argument("--svg", default=str(results.ROOT / "docs" / "img" / "deal-variance.svg"),
+                    help="variance: where the plot goes (not with --no-write)")
     results.add_arguments(ap)
     a = ap.parse_args(argv)
     if a.what == "verify" and a.games == 800:
         a.games = 4000
     a.seeds = a.seeds or (3 if a.what == "scale" else 20)
     written = results.Results("ranking", *MEASURES[a.what](a), a, argv=argv, mode=a.what)
-    out = {"scale": scale, "ranking": ranking, "speed": speed, "verify": verify}[a.what](a)
+    out = {"scale": scale, "ranking": ranking, "speed": speed, "verify": verify, "variance": variance}[a.what](a)
     TABLES[a.what](written, a, out)
     written.write()
     if a.json:
@@ -562,6 +616,13 @@ MEASURES = {  # each measurement's title and line on what it measures
     "speed": lambda a: ("Arena speed per scheduling mode", f"Games per second of {a.wallclock or 3} real arena runs of "
                         f"{a.arena_games} games per mode (medians), against the naive schedule's (the baseline, runs "
                         f"interleaved); {_ladder_text(a)}."),
+    "variance": lambda a: ("Evidence per block, by statistic", "Per block statistic (arena/deals_evidence.py), its "
+                           f"separation z = mean distance from its centre / SD over {a.blocks} duplicate blocks per pair "
+                           "of ladder rungs (the heuristic with that rate of random play), and its effective-games "
+                           "multiplier over the block score, (z / z_score)^2 pooled over the unequal pairs; then "
+                           f"`pepper arena match heuristic H10 --sprt \"{a.sprt}\"` with each statistic on the same "
+                           f"blocks of {a.matches} seeded matches of full iowa games, and each test's error rates by "
+                           f"{a.error_runs} simulated tests per hypothesis on those blocks, resampled."),
     "verify": lambda a: ("Ladder order", f"The ratings after one mirrored run of {a.games} games, to check the ladder's "
                          f"order (the less random play, the stronger); {_ladder_text(a)}."),
 }
@@ -601,7 +662,34 @@ def _verify_table(out: results.Results, a, res: dict) -> None:
               note=f"Order right: {'yes' if res['right'] else 'no'}.")
 
 
-TABLES = {"scale": _scale_table, "ranking": _ranking_table, "speed": _speed_table, "verify": _verify_table}
+def _variance_table(out: results.Results, a, res: dict) -> None:
+    from arena.deals_evidence import STATISTICS
+
+    names = list(STATISTICS)
+    out.table(["ruleset", "players", "deal cap", "blocks per pair"] + [f"{n}, multiplier" for n in names],
+              [[r["ruleset"], r["players"], r["deal_cap"] or "full", r["blocks"]] + [r["multiplier"][n] for n in names]
+               for r in res["configs"]], heading="Effective-games multiplier over the block score, pooled over pairs")
+    rows = []
+    for r in res["configs"]:
+        for p in r["pairs"]:
+            for n in names:
+                s = p.get(n)
+                rows.append([r["ruleset"], r["players"], f"{p['a']}-{p['b']}", n] + (
+                    [s["mean"], s["sd"], s["sd"] ** 2, s["z"]] if s else [None] * 4))
+    out.table(["ruleset", "players", "pair", "statistic", "mean less centre", "SD per block", "variance per block",
+               "z"], rows, heading="Per pair")
+    cov = [[r["ruleset"], r["players"], pair] + [c.get(n) for n in names]
+           for r in res["configs"] for pair, c in r["coverage"].items()]
+    if cov:
+        out.table(["ruleset", "players", "pair"] + [f"{n}, coverage" for n in names], cov,
+                  heading="Coverage of the 95% interval on equal bots (runs of 20 blocks)")
+    out.table(["test", "median games to a decision", "ratio to today's", "H1 share", "error at elo0", "error at elo1"],
+              [[n, t["games"], t["ratio"], t["h1"], t["elo0"], t["elo1"]] for n, t in res["sprt"].items()],
+              heading="The match's SPRT, heuristic against H10",
+              note=f"Best honest test: {res['best'] or 'none'}.")
+
+
+TABLES = {"scale": _scale_table, "ranking": _ranking_table, "speed": _speed_table, "verify": _verify_table, "variance": _variance_table}
 
 
 if __name__ == "__main__":

@@ -208,6 +208,10 @@ def arena_match(
     sprt: Annotated[str, typer.Option(help="The test: elo0 (H0), elo1 (H1), logistic Elo per game, and the error "
                                            "rates alpha (accepting H1 under H0) and beta.")] = "elo0=0 elo1=5 alpha=0.05 beta=0.05",
     max_games: Annotated[int, typer.Option("--max-games", min=1, help="Stop undecided after this many games.")] = 20000,
+    statistic: Annotated[str | None, typer.Option(
+        help="What the test reads in each block: margin (the default: the game margin), points, deals or contracts "
+             "(the normalized test, elo0 and elo1 in normalized Elo), or score (the games won, fishtest's GSPRT; "
+             "docs/statistics.md). Unset, a match stored on the score resumes on it.", show_default=False)] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
     players: Annotated[int | None, typer.Option("--players", "-p")] = None,
     seed: Annotated[int, typer.Option("--seed", "-s")] = 1,
@@ -238,9 +242,13 @@ def arena_match(
         test = Sprt.parse(sprt)
     except ValueError as e:
         _fail(f"--sprt: {e}")
-    cfg = MatchConfig(ruleset=ruleset, players=players, games=max_games, seed=seed, bots=[a, b], concurrency=concurrency,
-                      deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, db=str(db), log_dir=str(log_dir),
-                      bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, sprt=test)
+    try:
+        cfg = MatchConfig(ruleset=ruleset, players=players, games=max_games, seed=seed, bots=[a, b],
+                          concurrency=concurrency, deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, db=str(db),
+                          log_dir=str(log_dir), bot_env={"PEPPER_MC_BUDGET_MS": str(mc_budget_ms)}, sprt=test,
+                          statistic=statistic)
+    except UsageError as e:
+        _fail(f"--statistic: {e}")
     try:
         cfg.ruleset_obj()
         cfg.resolved_players()
@@ -489,7 +497,9 @@ def _print_cross(st, pool: str, rows: list, as_of: int | None = None) -> None:
     cross = cross_table(st, pool, rows, as_of)
     t = Table(title="head to head, over complete duplicate blocks (per game; [95% interval])", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
-              caption="LOS = P(bot stronger); margin: points per game; x games: effective games per game played; "
+              caption="Elo and LOS from the block margins (their normalized Elo and Student's t; from the score "
+                      "where the margins do not vary); nElo: the score's; LOS = P(bot stronger); margin: points per "
+                      "game; x games: effective games per game played; "
                       "~ not significant; ? every block alike (no spread); too few: under "
                       f"{MIN_BLOCKS} blocks, where no difference can be significant")
     for head in ("bot", "opponent", "blocks", "games", "score %", "Elo [95%]", "nElo", "LOS %", "margin [95%]",

@@ -11,7 +11,7 @@ import math
 
 from arena.evidence import Block, head_to_head
 from arena.ratings import Pool
-from arena.sprt import Sequential, Sprt, stop_adjusted
+from arena.sprt import BlockTest, Sprt
 from arena.stats import cross_table, head_to_heads, label, table
 from arena.store import Store, StoredGame
 from arena.store import browse as queries
@@ -225,13 +225,13 @@ def _match_of(store: Store, run_id: int, config: dict | None, finished_at: float
     pool = first[0].pool if first else None
     played = store.game_ids(run_id).count
     rows = {r.match: r for r in (store.blocks(pool, run_id) if pool else []) if r.bot == a and r.opponent == b}
-    seq, blocks, trace = Sequential(sprt), [], []
+    seq, blocks, trace = BlockTest(sprt, m.get("statistic", "score")), [], []   # as the match reads its blocks
     while seq.verdict is None and (r := rows.get(len(blocks))) is not None and r.complete:
         blocks.append(Block(r.games, r.score, r.score_sq, r.margin, r.margin_sq))
-        seq.feed(r.score / r.games)
+        seq.feed(r, lambda m=r.match: store.block_records(run_id, m))
         trace.append({"block": len(blocks), "games": sum(k.games for k in blocks), "score": r.score / r.games,
                       "llr": seq.llr})
-    h = head_to_head(a, b, blocks)
+    h = head_to_head(a, b, blocks, seq.estimate_basis)
     state = seq.verdict or ("undecided" if finished_at is not None else "playing")
     out = {"run": run_id, "a": a, "b": b, "sprt": {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
                                                    "beta": sprt.beta, "lower": sprt.lower, "upper": sprt.upper},
@@ -239,8 +239,7 @@ def _match_of(store: Store, run_id: int, config: dict | None, finished_at: float
            "max_games": config.get("games"), "played": played, "blocks": len(blocks),
            "games": sum(k.games for k in blocks), "llr": seq.llr, "verdict": seq.verdict, "state": state,
            "finished_at": finished_at, "estimate": None if h is None else h.to_dict(),
-           "adjusted": None if (adj := stop_adjusted(sprt, seq.verdict, seq.counts) if seq.verdict else None) is None
-           else adj._asdict()}
+           "adjusted": None if (adj := seq.adjusted()) is None else adj._asdict()}
     if with_trace:
         out["trace"] = trace
     return _finite(out)

@@ -242,6 +242,20 @@ class GameTables:
         row = self.db.execute("SELECT record_json FROM game_records WHERE game_id = ?", (game_id,)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    def block_records(self, run_id: int, match: int) -> list[tuple[tuple[tuple[str, int], ...], dict]]:
+        """The stored games of one block (run ``run_id``'s match ``match``) in plan order: each as the (bot, version)
+        in every seat and its record, for the deal-by-deal statistics (:mod:`arena.deals_evidence`)."""
+        ids = [r[0] for r in self.db.execute(
+            "SELECT g.id FROM games g JOIN planned_games p ON p.run_id = g.run_id AND p.idx = g.idx "
+            "WHERE g.run_id = ? AND p.match = ? ORDER BY g.idx", (run_id, match))]
+        out = []
+        for gid in ids:
+            sides = tuple(self.db.execute("SELECT bot, version FROM game_seats WHERE game_id = ? ORDER BY seat", (gid,)))
+            record = self.record(gid)
+            if record is not None:
+                out.append((sides, record))
+        return out
+
     def game_ids(self, run_id: int | None = None) -> GameIds:
         """(count, lowest id, highest id) of the stored games, or of one run's."""
         q = "SELECT COUNT(*), MIN(id), MAX(id) FROM games" + (" WHERE run_id = ?" if run_id is not None else "")

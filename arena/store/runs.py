@@ -28,6 +28,11 @@ class RunTables:
             self._insert_plan(cur.lastrowid, 0, plan)
             return cur.lastrowid, False
 
+    def find_run(self, config: dict) -> int | None:
+        """The id of the run for ``config`` (its key), or None: none is stored (nothing is created)."""
+        row = self.db.execute("SELECT id FROM runs WHERE key = ?", (json.dumps(config, sort_keys=True),)).fetchone()
+        return None if row is None else row[0]
+
     def run_config(self, run_id: int) -> dict | None:
         """The settings a run was created with (its key), or None for no such run."""
         row = self.db.execute("SELECT config_json FROM runs WHERE id = ?", (run_id,)).fetchone()

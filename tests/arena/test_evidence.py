@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from arena.evidence import Block, game_pairs, head_to_head, pooled_correlation, score_of_elo
-from arena.sprt import Sequential, Sprt
+from arena.evidence import MIN_BLOCKS, Block, game_pairs, head_to_head, pooled_correlation, score_of_elo, student_t
+from arena.sprt import Normalized, Sequential, Sprt, normalized_llr
 
 
 def block(*games: tuple[float, float]) -> Block:
@@ -23,7 +23,7 @@ EXAMPLE = [block((1, 10), (1, 6)), block((1, 4), (0, -8)), block((0, -2), (1, 12
 
 
 def test_head_to_head_of_the_worked_example():
-    h = head_to_head("A", "B", EXAMPLE)
+    h = head_to_head("A", "B", EXAMPLE, basis="score")   # the headline on the score (the margin's: below)
     assert (h.blocks, h.games) == (4, 8)
     # Block means 1, .5, .5, 1: mean .75, unbiased variance .25/3, se sqrt(.25/3/4) = .144338.
     assert h.score == pytest.approx(0.75)
@@ -41,16 +41,42 @@ def test_head_to_head_of_the_worked_example():
     assert (h.margin_low, h.margin_high) == (pytest.approx(-2.922394, abs=1e-6), pytest.approx(10.422394, abs=1e-6))
     assert h.margin_los == pytest.approx(0.914184, abs=1e-6)          # Student's t(3) at 3.75 / 2.096624
     assert h.margin_multiplier == pytest.approx(1.281652, abs=1e-6)
+    assert h.margin_nelo == pytest.approx(3.75 / math.sqrt(2 * 211 / 12) * 800 / math.log(10))   # 2 s_y^2 = 35.1667
     assert h.to_dict()["elo_high"] is None   # JSON has no infinity
     # From B's side everything turns around.
     mirrored = head_to_head("B", "A", [Block(k.games, k.games - k.score, k.games - 2 * k.score + k.score_sq,
-                                             -k.margin, k.margin_sq) for k in EXAMPLE])
+                                             -k.margin, k.margin_sq) for k in EXAMPLE], basis="score")
     assert mirrored.elo == pytest.approx(-h.elo) and mirrored.los == pytest.approx(1 - h.los)
     assert mirrored.multiplier == pytest.approx(h.multiplier) and mirrored.margin == pytest.approx(-3.75)
 
 
+def test_the_headline_reads_the_margin_by_default_with_the_score_beside_it():
+    """The worked example's headline (what the table's ties and the cross-table read) by default: the block
+    margins' normalized Elo, its interval and Student's t test; the score's figures kept beside it."""
+    h = head_to_head("A", "B", EXAMPLE)
+    score = head_to_head("A", "B", EXAMPLE, basis="score")
+    assert h.basis == "margin" and score.basis == "score"
+    # Margins 8, -2, 5, 4: mean 3.75, s^2 211/12, se 2.096624; per-game SD sqrt(2 s^2) = 5.930149.
+    per_sd = 800 / math.log(10) / math.sqrt(2 * 211 / 12)
+    assert h.elo == pytest.approx(3.75 * per_sd) == h.margin_nelo
+    assert (h.elo_low, h.elo_high) == (pytest.approx(-2.922394 * per_sd, abs=1e-4), pytest.approx(10.422394 * per_sd, abs=1e-4))
+    assert h.los == h.margin_los == pytest.approx(0.914184, abs=1e-6)    # Student's t(3) at 3.75 / 2.096624
+    assert h.p_value == pytest.approx(2 * (1 - 0.914184), abs=1e-6) and h.too_few and not h.significant
+    assert (h.score_elo, h.score_elo_low, h.score_elo_high, h.score_los, h.score_p_value) == (
+        score.elo, score.elo_low, score.elo_high, score.los, score.p_value)
+    assert (h.score, h.nelo) == (score.score, score.nelo)
+    # Sixteen blocks: t = 3.75 / (2.096624 / 2) on 15 degrees of freedom, significant.
+    more = head_to_head("A", "B", EXAMPLE * 4)
+    assert more.basis == "margin" and more.significant and more.elo_low > 0
+    assert more.p_value == pytest.approx(2 * (1 - student_t(15, 3.75 / (math.sqrt(211 / 12 * 12 / 15) / 4))))
+    # Margins that do not vary leave the score's headline; an unknown basis is an error that names it.
+    assert head_to_head("A", "B", [block((1, 5), (0, -5))] * 6).basis == "score"
+    with pytest.raises(ValueError, match="basis 'luck': expected margin or score"):
+        head_to_head("A", "B", EXAMPLE, basis="luck")
+
+
 def test_more_blocks_of_the_same_make_it_significant_and_the_pool_sums_effective_games():
-    h = head_to_head("A", "B", EXAMPLE * 4)
+    h = head_to_head("A", "B", EXAMPLE * 4, basis="score")
     # 8 of 16 blocks at +1/2, none below: p-value 2 * 2^-8.
     assert h.significant and h.elo_low > 0 and h.p_value == 2 ** -7 and h.los == 1 - 2 ** -9
     pooled = pooled_correlation([h, head_to_head("A", "C", EXAMPLE)])
@@ -132,3 +158,48 @@ def test_blocks_all_alike_give_no_interval_and_all_won_a_bounded_los():
     # The pool's figures cover the score and the margin alike (a generator of pairs is read once).
     pooled = pooled_correlation(h for h in (head_to_head("A", "B", EXAMPLE),))
     assert pooled["score"]["games"] == pooled["margin"]["games"] == 8
+
+
+def simulate_normalized(sprt: Sprt, t: float, runs: int, seed: int) -> dict:
+    """Verdicts of ``runs`` normalized tests (arena.sprt.Normalized, blocks of 2 games, centre 0) on block values
+    drawn from a skewed, heavy-tailed law (a deal-point margin's: an exponential's two-sided mixture, scaled by a
+    coin) standardized so that their mean is exactly ``t`` SDs from the centre."""
+    rng = random.Random(seed)
+    out = {"H1": 0, "H0": 0, None: 0}
+
+    def draw() -> float:   # mean 0, SD 1: exponential(1) - 1 (SD 1), signed at random, times 1 or 2, over sqrt(5/2)
+        return (rng.expovariate(1.0) - 1) * rng.choice((1, -1)) * rng.choice((1, 2)) / math.sqrt(2.5)
+
+    for _ in range(runs):
+        seq = Normalized(sprt, 0.0, 2)
+        for _ in range(20_000):
+            if seq.feed(t + draw()):
+                break
+        out[seq.verdict] += 1
+    return out
+
+
+def test_the_normalized_sprt_keeps_its_error_rates_and_reads_elo_per_game():
+    """At elo0 (the blocks' mean at the centre) it accepts H1 no more often than alpha, at elo1 (t1 SDs from it) H0
+    no more often than beta, within 3 binomial SDs over 400 runs; elo1 = 60 keeps each test to about 100 blocks."""
+    sprt, runs = Sprt(0, 60, 0.05, 0.05), 400
+    probe = Normalized(sprt, 0.0, 2)
+    # A block of 2 games of per-game SD 1/2: t1 = (s(60) - 1/2) / (1/2) * sqrt(2).
+    assert probe.t0 == 0 and probe.t1 == pytest.approx(2 * (score_of_elo(60) - 0.5) * math.sqrt(2))
+    tol = 3 * math.sqrt(0.05 * 0.95 / runs)
+    at0 = simulate_normalized(sprt, probe.t0, runs, seed=21)
+    at1 = simulate_normalized(sprt, probe.t1, runs, seed=22)
+    assert at0[None] == at1[None] == 0
+    assert at0["H1"] / runs <= sprt.alpha + tol, at0
+    assert at1["H0"] / runs <= sprt.beta + tol, at1
+    assert at0["H0"] / runs >= 0.9 and at1["H1"] / runs >= 0.9
+
+
+def test_the_normalized_llr_by_hand_and_its_first_blocks():
+    # Blocks 1, 3 about centre 0: mean 2, SD sqrt(2), t = sqrt(2); LLR = 2 (t1 - t0) (t - (t0 + t1) / 2).
+    assert normalized_llr(2, 4.0, 10.0, 0.0, 0.5) == pytest.approx(2 * 0.5 * (math.sqrt(2) - 0.25))
+    assert normalized_llr(1, 1.0, 1.0, 0.0, 0.5) == 0 and normalized_llr(3, 3.0, 3.0, 0.0, 0.5) == 0   # all alike
+    seq = Normalized(Sprt(0, 60), 0.5, 2)
+    for v in (1.0, 0.9, 1.0, 0.95, 1.0):   # five strong blocks: no verdict before MIN_BLOCKS, however clear
+        assert seq.feed(v) is None
+    assert seq.llr > seq.sprt.upper and seq.feed(1.0) == "H1" and seq.blocks == MIN_BLOCKS

@@ -43,6 +43,51 @@ def test_seven_splits_and_three_wins_are_not_a_significant_difference():
     assert head_to_head("A", "B", [WON] * MIN_BLOCKS).significant
 
 
+def _block(margins: list[float]) -> Block:
+    """A block from its games' margins (A's points minus B's), each game's score from its margin's sign."""
+    scores = [1.0 if m > 0 else 0.5 if m == 0 else 0.0 for m in margins]
+    return Block(len(margins), sum(scores), sum(x * x for x in scores), sum(margins), sum(m * m for m in margins))
+
+
+def mirrored(rng: random.Random, shift: float = 0.0) -> Block:
+    """Two mirrored games between bots of equal strength, margins in whole points: the first game's heavy-tailed (a
+    blowout now and then), the mirror game giving most of it back on the swapped cards, either bot as likely to be
+    the one ahead. ``shift``: points per game added to A's margin (A that much stronger)."""
+    first = round(rng.lognormvariate(2.0, 0.8))
+    sign = rng.choice((-1, 1))
+    return _block([sign * first + shift, sign * round(-0.6 * first + rng.gauss(0, 6)) + shift])
+
+
+def level_blocks(rng: random.Random, shift: float = 0.0) -> Block:
+    """As :func:`mirrored`, but two blocks in five come out level (each game won by the cards' holder by 5)."""
+    return _block([5 + shift, -5 + shift]) if rng.random() < 0.4 else mirrored(rng, shift)
+
+
+def wild(rng: random.Random, shift: float = 0.0) -> Block:
+    """Margins with tails heavier still (Student's t with 2 degrees of freedom, 8 points a unit), rounded."""
+    t = lambda: rng.gauss(0, 1) / math.sqrt((rng.gauss(0, 1) ** 2 + rng.gauss(0, 1) ** 2) / 2)  # noqa: E731
+    return _block([round(8 * t()) + shift, round(8 * t()) + shift])
+
+
+def test_equal_bots_are_called_apart_on_their_margins_at_most_at_about_the_nominal_rate():
+    """The headline's Student's t test on the block margins, at 6-20 blocks of equally strong bots whose margins are
+    heavy-tailed, level now and then, or wilder: the share of pairs called significantly apart is at most about 5%
+    (200 pairs per count of blocks: a rate's SD is 1.5 points), and the same test tells a bot 6 points a game
+    stronger apart in at least half the pairs of 20 blocks."""
+    rng = random.Random(5)
+    for draw in (mirrored, level_blocks, wild):
+        rates = []
+        for n in (6, 8, 10, 14, 20):
+            pairs = [[draw(rng) for _ in range(n)] for _ in range(200)]
+            heads = [head_to_head("A", "B", blocks) for blocks in pairs]
+            # The margins' test throughout, but where every block came out level (no spread: the score's test).
+            assert all((h.basis == "margin") == (len({k.margin for k in blocks}) > 1) for h, blocks in zip(heads, pairs))
+            rates.append(sum(h.significant for h in heads) / len(heads))
+        assert max(rates) <= 0.08 and sum(rates) / len(rates) <= 0.06, (draw.__name__, rates)
+        stronger = [head_to_head("A", "B", [draw(rng, 6.0) for _ in range(20)]) for _ in range(100)]
+        assert sum(h.significant and h.los > 0.5 for h in stronger) >= 50, draw.__name__
+
+
 def test_until_confident_stops_on_equal_bots_at_most_at_the_nominal_rate_over_its_looks():
     """Two equally strong bots, a block each two games of the run, looked at before every round of a 1,200-game
     run: the share of runs that ever call them apart, at the per-look level the run uses and at 5% every look."""
@@ -98,3 +143,14 @@ def test_the_estimate_after_an_sprt_stop_is_median_unbiased_and_its_interval_cov
         assert 0.3 <= above / stops <= 0.7, (true_elo, above / stops)
         assert covered / stops >= 0.85, (true_elo, covered / stops)
     assert statistics.mean(plain_h1) > 40   # at 40 Elo the plain estimate of the matches that accept H1 runs high
+
+
+def test_the_ties_read_the_margin_where_the_scores_say_nothing():
+    """Eight blocks split one game each (the score's sign-flip test sees nothing) that A won by more points than it
+    lost by in every one: the margins' test tells the two apart, and the row below is not marked tied."""
+    blocks = [_block([m, -2.0]) for m in (5.0, 6.0, 4.0, 7.0, 5.0, 6.0, 8.0, 4.0)]
+    h = head_to_head("up", "low", blocks)
+    assert h.score == 0.5 and h.score_p_value == 1 and h.basis == "margin" and h.significant and h.los > 0.99
+    upper, lower = _row("up", 30.0), _row("low", 29.5)
+    separate([upper, lower], {(("up", 1), ("low", 1)): h})
+    assert upper.next_basis == "blocks" and upper.next_significant and not lower.tied_above and not lower.beats_above

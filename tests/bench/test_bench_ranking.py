@@ -137,3 +137,22 @@ def test_given_games_to_the_right_order_skip_the_seeds_and_time_only(capsys):
     with pytest.raises(SystemExit):
         ranking.main(["ranking", "--games-to-right", "adaptive=many", "--wallclock", "1", "--no-write"])
     assert "expected MODE=N" in capsys.readouterr().err
+
+
+def test_variance_compares_the_block_statistics_and_ends_with_the_ratios_line(capsys, tmp_path):
+    """`variance`, quick: every statistic's separation on the same blocks (the block score's multiplier over itself
+    is 1), an equal pair's interval coverage, the match's tests on the same blocks and their resampled error rates;
+    the results table, the plot and, as the last line, the three ratios."""
+    ranking.main(["variance", "--configs", "iowa:4:2,pepper-30:3:2", "--pairs", "0:0.4,0.3:0.3", "--blocks", "12",
+                  "--matches", "2", "--max-blocks", "8", "--error-runs", "10", "--max-error-blocks", "300",
+                  "--results", str(tmp_path / "variance.md"), "--svg", str(tmp_path / "variance.svg")])
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"variance: order_games_ratio=n/a order_time_ratio=n/a sprt_games_ratio=(\d+\.\d\d|n/a)",
+                        lines[-1]), lines[-2:]
+    text = (tmp_path / "variance.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| iowa | 4 | 2 | 12 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[4] == "1.00" and all(float(c) > 0 for c in cells[5:]), row
+    assert "| pepper-30 | 3 | mix30-mix30b |" in text and "| score GSPRT | " in text
+    svg = (tmp_path / "variance.svg").read_text()
+    assert svg.startswith("<svg") and svg.count("<rect") >= 2 * 5 and "pepper-30" in svg
