@@ -1,0 +1,107 @@
+"""Finishing a deal by plain card sense, for a search's evaluation: :class:`PlayoutEvaluator`.
+
+OpenSpiel's ``RandomRolloutEvaluator`` finishes a deal with random actions:
+then a contract is made or set almost by chance, whoever holds the cards, and
+a search cannot tell a bid the hand can make from one it cannot. The play-out
+here (:func:`playout_action`) plays as a careful beginner, the same for every
+seat, so that what a position is worth follows from the cards:
+
+* bidding: pass (the auction ends at the standing bid);
+* trump: the strain where the hand is longest and strongest;
+* play: second hand and later win the trick as cheaply as they can unless the
+  trick is already their side's, and otherwise throw their weakest card; a
+  leader leads its strongest card (the bidding side a trump first, the defence
+  a side suit);
+* the iowa exchange: take it; a card given or discarded: the bidder's weakest,
+  a teammate's strongest; the defence plays rather than cedes.
+
+It reads only the engine's public game (the hands are the searched deal's own).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from open_spiel.python.algorithms import mcts
+
+from referee.rules import Game, Phase, Strain, card_strength, effective_suit, trick_winner_index
+from referee.rules.actions import CEDE_NO, DISCARD_BASE, EXCHANGE_YES, GIVE_BASE, GIVE_NONE, PASS, TRUMP_BASE
+
+__all__ = ["PlayoutEvaluator", "playout_action"]
+
+
+def _strength(card: int, trump: int) -> tuple[bool, int]:
+    """A card's worth when it is not following suit: trumps above the rest, then its rank in its suit."""
+    return effective_suit(card, trump) == trump, card_strength(card, trump)
+
+
+def _trump_choice(hand: list[int], legal: list[int]) -> int:
+    def worth(action: int) -> float:
+        strain = action - TRUMP_BASE
+        if strain == Strain.NO_TRUMP:
+            return sum(1.5 for c in hand if c % 6 == 5)   # aces
+        return sum(1 + card_strength(c, strain) / 4 for c in hand if effective_suit(c, strain) == strain)
+    return max(legal, key=worth)
+
+
+def _play(g: Game, legal: list[int], trump: int, bidder: int) -> int:
+    seat, cards = g.to_act, g.trick_cards
+    if not cards:   # leading
+        if g.table.team_of[seat] == g.table.team_of[bidder]:
+            return max(legal, key=lambda c: _strength(c, trump))
+        side = [c for c in legal if effective_suit(c, trump) != trump]
+        return max(side or legal, key=lambda c: card_strength(c, trump))
+    best = trick_winner_index(cards, trump)
+    winner, team_of, partner = g.trick_seats[best], g.table.team_of, g.partner
+    ours = team_of[winner] == team_of[seat] or (partner is not None and {winner, seat} <= {bidder, partner})
+    beats = [] if ours else [c for c in legal if trick_winner_index([cards[best], c], trump) == 1]
+    return min(beats or legal, key=lambda c: _strength(c, trump))
+
+
+def playout_action(g: Game, rng: np.random.RandomState) -> int:
+    """The play-out's action for the seat to act in ``g`` (random where it has no rule: none in the
+    built-in rulesets)."""
+    legal = g.legal_action_ids()
+    phase, seat = g.phase, g.to_act
+    if phase == Phase.PLAY:
+        return _play(g, legal, int(g.contract.trump), g.contract.bidder)
+    if phase == Phase.BID:
+        return PASS if PASS in legal else min(legal)
+    if phase == Phase.NAME_TRUMP:
+        return _trump_choice(g.hands[seat], legal)
+    if phase == Phase.EXCHANGE and EXCHANGE_YES in legal:
+        return EXCHANGE_YES
+    if phase == Phase.CEDE and CEDE_NO in legal:
+        return CEDE_NO
+    if phase in (Phase.GIVE_CARD, Phase.DISCARD):
+        base = GIVE_BASE if phase == Phase.GIVE_CARD else DISCARD_BASE
+        cards = [a for a in legal if a != GIVE_NONE]
+        if cards:
+            trump = int(g.contract.trump)
+            pick = min if seat == g.contract.bidder or phase == Phase.DISCARD else max
+            return pick(cards, key=lambda a: _strength(a - base, trump))
+    return int(rng.choice(legal))
+
+
+class PlayoutEvaluator(mcts.Evaluator):
+    """OpenSpiel's evaluator protocol (``evaluate``, ``prior``) over :func:`playout_action`: the returns
+    of a ``python_pepper`` state finished by the play-out (chance nodes, a next deal's cards, drawn by
+    their probabilities), and a uniform prior."""
+
+    def __init__(self, random_state: np.random.RandomState | None = None):
+        self._rng = random_state or np.random.RandomState()
+
+    def evaluate(self, state) -> np.ndarray:
+        s = state.clone()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                actions, probs = zip(*s.chance_outcomes())
+                s.apply_action(int(self._rng.choice(actions, p=probs)))
+            else:
+                s.apply_action(playout_action(s.engine, self._rng))
+        return np.array(s.returns())
+
+    def prior(self, state) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions(state.current_player())
+        return [(a, 1.0 / len(legal)) for a in legal]
