@@ -43,7 +43,7 @@ from pepper_bot.runner import add_connection_args
 from referee.rules import ACTIONS, BUILTIN_RULESETS, Action, EventKind, Game, RulesError
 
 from .game import SHORT_NAME, PepperState
-from .playout import PlayoutEvaluator
+from .playout import PlayoutEvaluator, playout_action
 from .sample import deal_actions, deal_facts, deal_voids, sample_deal, shown_events, taken_widow
 
 __all__ = ["BOTS", "NoSearch", "OpenSpielEntrant", "main"]
@@ -53,6 +53,7 @@ BOTS = ("ismcts", "mcts", "random")
 ROLLOUTS = ("playout", "random")   # how a search finishes a deal: playout.PlayoutEvaluator, or OpenSpiel's random
 SIMULATIONS = 1000   # the most a search runs; the decision's deadline bounds it first (decide)
 FIRST_PACE = 0.01    # seconds a simulation is assumed to take before a configuration's first search
+SEARCH_FLOOR = 2     # simulations per legal action below which a search is noise (decide)
 UCT_C = 0.5          # values are race returns: a deal early in a game moves them by a tenth, not by 2
 _KINDS = {k.value: k for k in EventKind}
 _CARD_DATA = {EventKind.PLAY, EventKind.GAVE_CARD, EventKind.RECEIVED_CARD, EventKind.DISCARDED_CARD,
@@ -115,6 +116,8 @@ class OpenSpielEntrant(Bot):
         self._search: dict[tuple[str, int, bool], object] = {}   # (ruleset, players, race) -> the one-deal game
         self._pace: dict[tuple[str, int], float] = {}      # ... -> seconds per simulation, lately
         self.decisions = self.fallbacks = 0   # decisions asked, and those played at random (logged)
+        self.searches = self.simulated = 0     # decisions searched, and the simulations they ran
+        self.playouts = 0                      # decisions given the play-out's action: no time to search
 
     # -- SDK hooks ---------------------------------------------------------------
     def on_game_start(self, info: dict) -> None:
@@ -152,9 +155,15 @@ class OpenSpielEntrant(Bot):
         budget = min(1.0, 0.4 * deadline / 1000)
         pace = self._pace.get(key)
         sims = max(4, min(self.simulations, int(budget / (pace or FIRST_PACE))))
+        if sims < SEARCH_FLOOR * len(legal) and isinstance(self.evaluator, PlayoutEvaluator):
+            # Too short a search to tell the actions apart (each is tried once first, the most tried wins): the
+            # play-out's own action rather than a random one among equals.
+            self.playouts += 1
+            return str(ACTIONS[playout_action(state.engine, self.np_rng)])
         start = time.perf_counter()
         action = self._bot(game, g.seat, sims).step(state)
         took = time.perf_counter() - start
+        self.searches, self.simulated = self.searches + 1, self.simulated + sims
         self._pace[key] = took / sims if pace is None else 0.7 * pace + 0.3 * took / sims
         return str(ACTIONS[action])
 
@@ -192,9 +201,14 @@ class OpenSpielEntrant(Bot):
     def _bot(self, game, seat: int, simulations: int):
         if self.kind == "random":
             return pyspiel.make_uniform_random_bot(seat, self.rng.randrange(1 << 31))
+        # With the play-out's prior, PUCT: a short search keeps to the play-out's action unless another does better.
+        puct = isinstance(self.evaluator, PlayoutEvaluator)
         if self.kind == "mcts":
-            return mcts.MCTSBot(game, self.uct_c, simulations, self.evaluator, random_state=self.np_rng)
-        return ismcts.ISMCTSBot(game, self.evaluator, self.uct_c, simulations, random_state=self.np_rng)
+            return mcts.MCTSBot(game, self.uct_c, simulations, self.evaluator, random_state=self.np_rng,
+                                child_selection_fn=mcts.SearchNode.puct_value if puct else mcts.SearchNode.uct_value)
+        policy = ismcts.ChildSelectionPolicy.PUCT if puct else ismcts.ChildSelectionPolicy.UCT
+        return ismcts.ISMCTSBot(game, self.evaluator, self.uct_c, simulations, random_state=self.np_rng,
+                                child_selection_policy=policy)
 
     def _sample(self, game, g: _Seat, view: dict):
         """The search's state: a deal the seat cannot tell from this one, at the game's dealer, scores and target."""

@@ -74,6 +74,11 @@ class _Spec(NamedTuple):
     table: Table
     race: bool   # returns="race"
 
+    def __deepcopy__(self, memo) -> _Spec:
+        # pyspiel's clone() deep-copies a Python state's attributes one by one (not through the state's
+        # __deepcopy__): the configuration is immutable and shared, and copying its ruleset took most of a clone.
+        return self
+
 
 def race_returns(scores: tuple[int, ...] | list[int], target: int, team_of: tuple[int, ...]) -> list[float]:
     """Each seat's value of a game stopped short of its end at ``scores`` (one per team): ``2 p - 1``, ``p`` its
@@ -127,7 +132,7 @@ class PepperGame(pyspiel.Game):
             raise ValueError("state_from takes a game of this game's ruleset and players, in its first deal")
         state = PepperState(self)
         state.first_dealer, state.decks = engine.first_dealer, list(engine.decks_dealt)
-        state.actions, state.engine, state.dealing = list(engine.history), engine.copy(), False
+        state.actions, state.engine, state.dealing, state._left = list(engine.history), engine.copy(), False, None
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> PepperObserver:
@@ -145,7 +150,7 @@ class PepperState(pyspiel.State):
         self.first_dealer: int | None = None
         self.decks: list[tuple[int, ...]] = []   # the decks of the deals dealt so far
         self._deck: list[int] = []                # the deck being dealt
-        self._left = Counter(game.table.deck)     # cards not yet dealt of that deck
+        self._left: Counter | None = Counter(game.table.deck)   # cards not yet dealt of it (None: no deal dealing)
         self.actions: list[int] = []              # the seats' actions, in order
         self.engine: Game | None = None
         self.dealing = True
@@ -180,7 +185,7 @@ class PepperState(pyspiel.State):
         self.actions.append(action)
         if not g.is_over and g.deal_number > deals:
             # The engine started the next deal from its own shuffle: keep it hidden and deal our own.
-            self.dealing = True
+            self.dealing, self._left = True, Counter(self._spec.table.deck)
             log = g.event_log
             self.cut = next(i for i in range(len(log) - 1, -1, -1) if log[i][0] == EventKind.DEAL)
 
@@ -197,7 +202,7 @@ class PepperState(pyspiel.State):
         if len(self._deck) < len(self._spec.table.deck):
             return
         self.decks.append(tuple(self._deck))
-        self._deck, self._left = [], Counter(self._spec.table.deck)
+        self._deck, self._left = [], None   # less for every clone to copy
         self.engine = self._replay()
         self.dealing = False
         self.deal_start = len(self.actions)
@@ -250,7 +255,7 @@ class PepperState(pyspiel.State):
         pyspiel.State.__init__(other, self.get_game())
         other._spec = self._spec
         other.first_dealer, other.decks, other._deck = self.first_dealer, list(self.decks), list(self._deck)
-        other._left, other.actions = Counter(self._left), list(self.actions)
+        other._left, other.actions = None if self._left is None else Counter(self._left), list(self.actions)
         other.engine = None if self.engine is None else self.engine.copy()
         other.dealing, other.cut, other.deal_start = self.dealing, self.cut, self.deal_start
         return other

@@ -6,8 +6,9 @@ a search cannot tell a bid the hand can make from one it cannot. The play-out
 here (:func:`playout_action`) plays as a careful beginner, the same for every
 seat, so that what a position is worth follows from the cards:
 
-* bidding: pass (the auction ends at the standing bid);
-* trump: the strain where the hand is longest and strongest;
+* bidding: up to the tricks the hand is worth in its best strain, counting a
+  trick for a teammate (:func:`tricks_worth`), never a special bid; else pass;
+* trump: the strain where the hand is worth the most tricks;
 * play: second hand and later win the trick as cheaply as they can unless the
   trick is already their side's, and otherwise throw their weakest card; a
   leader leads its strongest card (the bidding side a trump first, the defence
@@ -16,6 +17,8 @@ seat, so that what a position is worth follows from the cards:
   a teammate's strongest; the defence plays rather than cedes.
 
 It reads only the engine's public game (the hands are the searched deal's own).
+The same action is the search's prior (:meth:`PlayoutEvaluator.prior`): with
+few simulations a search keeps to it unless the others do better.
 """
 
 from __future__ import annotations
@@ -24,9 +27,14 @@ import numpy as np
 from open_spiel.python.algorithms import mcts
 
 from referee.rules import Game, Phase, Strain, card_strength, effective_suit, trick_winner_index
-from referee.rules.actions import CEDE_NO, DISCARD_BASE, EXCHANGE_YES, GIVE_BASE, GIVE_NONE, PASS, TRUMP_BASE
+from referee.rules.actions import BID_BASE, BID_NAMES, CEDE_NO, DISCARD_BASE, EXCHANGE_YES, GIVE_BASE, GIVE_NONE, PASS, TRUMP_BASE
 
-__all__ = ["PlayoutEvaluator", "playout_action"]
+__all__ = ["PlayoutEvaluator", "playout_action", "tricks_worth"]
+
+# Tricks a trump is worth, by its card_strength: 9, 10, (J), Q, K, A, left bower, right bower.
+_TRUMP_TRICKS = (0.35, 0.4, 0.45, 0.5, 0.6, 0.8, 0.9, 1.0)
+_NO_STRAIN = 5   # a bid id's strain when the bid names none
+PRIOR = 0.5      # the prior's weight on the play-out's action; the rest is spread evenly
 
 
 def _strength(card: int, trump: int) -> tuple[bool, int]:
@@ -34,13 +42,26 @@ def _strength(card: int, trump: int) -> tuple[bool, int]:
     return effective_suit(card, trump) == trump, card_strength(card, trump)
 
 
+def tricks_worth(hand: list[int], strain: int) -> float:
+    """The tricks ``hand`` may take with ``strain`` trump (a :class:`Strain`): its trumps by rank, its side aces."""
+    if strain == Strain.NO_TRUMP:
+        return sum(0.9 if c % 6 == 5 else 0.4 if c % 6 == 4 else 0.0 for c in hand)   # aces, kings
+    return sum(_TRUMP_TRICKS[card_strength(c, strain)] if effective_suit(c, strain) == strain
+               else 0.6 if c % 6 == 5 else 0.0 for c in hand)
+
+
+def _bid(g: Game, legal: list[int]) -> int:
+    hand, seat = g.hands[g.to_act], g.to_act
+    best = max(range(5), key=lambda s: tricks_worth(hand, s))
+    mates = sum(1 for t in g.table.team_of if t == g.table.team_of[seat]) - 1
+    worth = tricks_worth(hand, best) + min(mates, 1)
+    bids = [a for a in legal if a >= BID_BASE and BID_NAMES[(a - BID_BASE) // 6].isdigit()
+            and (a - BID_BASE) % 6 in (best, _NO_STRAIN) and int(BID_NAMES[(a - BID_BASE) // 6]) <= worth]
+    return max(bids) if bids else PASS if PASS in legal else min(legal)
+
+
 def _trump_choice(hand: list[int], legal: list[int]) -> int:
-    def worth(action: int) -> float:
-        strain = action - TRUMP_BASE
-        if strain == Strain.NO_TRUMP:
-            return sum(1.5 for c in hand if c % 6 == 5)   # aces
-        return sum(1 + card_strength(c, strain) / 4 for c in hand if effective_suit(c, strain) == strain)
-    return max(legal, key=worth)
+    return max(legal, key=lambda a: tricks_worth(hand, a - TRUMP_BASE))
 
 
 def _play(g: Game, legal: list[int], trump: int, bidder: int) -> int:
@@ -65,7 +86,7 @@ def playout_action(g: Game, rng: np.random.RandomState) -> int:
     if phase == Phase.PLAY:
         return _play(g, legal, int(g.contract.trump), g.contract.bidder)
     if phase == Phase.BID:
-        return PASS if PASS in legal else min(legal)
+        return _bid(g, legal)
     if phase == Phase.NAME_TRUMP:
         return _trump_choice(g.hands[seat], legal)
     if phase == Phase.EXCHANGE and EXCHANGE_YES in legal:
@@ -85,7 +106,7 @@ def playout_action(g: Game, rng: np.random.RandomState) -> int:
 class PlayoutEvaluator(mcts.Evaluator):
     """OpenSpiel's evaluator protocol (``evaluate``, ``prior``) over :func:`playout_action`: the returns
     of a ``python_pepper`` state finished by the play-out (chance nodes, a next deal's cards, drawn by
-    their probabilities), and a uniform prior."""
+    their probabilities), and a prior of :data:`PRIOR` on the play-out's action (for PUCT)."""
 
     def __init__(self, random_state: np.random.RandomState | None = None):
         self._rng = random_state or np.random.RandomState()
@@ -104,4 +125,6 @@ class PlayoutEvaluator(mcts.Evaluator):
         if state.is_chance_node():
             return state.chance_outcomes()
         legal = state.legal_actions(state.current_player())
-        return [(a, 1.0 / len(legal)) for a in legal]
+        mine = playout_action(state.engine, self._rng)
+        rest = (1.0 - PRIOR) / len(legal)
+        return [(a, rest + PRIOR if a == mine else rest) for a in legal]

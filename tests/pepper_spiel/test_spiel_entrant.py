@@ -108,19 +108,3 @@ def test_the_search_starts_at_the_games_scores_dealer_and_target_and_values_them
         g.apply(rng.choice(g.legal_action_ids()))
     assert len(checked) == 4
 
-
-def test_the_playout_plays_out_a_hand_of_top_trumps_for_every_trick():
-    # Seat 0 holds the six best hearts and bids 6: the play-out (every seat by card sense) takes all six tricks;
-    # random play (OpenSpiel's rollouts) gives them away now and then, so it cannot tell this hand from a weak one.
-    from pepper_spiel.playout import playout_action
-    from referee.rules import Card, Strain
-
-    top = [int(Card.parse(c)) for c in ("JH", "JD", "AH", "KH", "QH", "TH")]
-    rest = [c for c in range(24) if c not in top]
-    hands = [top, rest[0:6], rest[6:12], rest[12:18]]
-    np_rng = np.random.RandomState(1)
-    for dealer in range(4):
-        g = Game.at_play("iowa", 4, dealer=dealer, bidder=0, bid="6", trump=Strain.HEARTS, hands=[list(h) for h in hands])
-        while not g.deals:   # the first deal
-            g.apply(playout_action(g, np_rng))
-        assert g.deals[0].made and g.scores == [6, -6]
