@@ -20,9 +20,12 @@ a game little). Then it asks the OpenSpiel bot for its action:
 A simulation finishes the deal by plain card sense (``--rollout playout``,
 :class:`playout.PlayoutEvaluator`; ``random``: OpenSpiel's random rollouts).
 The decision's deadline bounds each search: as many simulations as fit 40% of
-it (at most 1 s) at the pace of the configuration's earlier searches, at most
-``--simulations``. A variant ruleset is searched as its built-in base; when the
-search game's legal actions differ from the view's, or no deal agrees with the
+it (at most 1 s) at the pace of earlier searches at the same point of a deal
+(phase and cards held), at most ``--simulations``. Where that is under two a
+legal action, the play-out's own action is played (each action is tried once
+before any twice, so such a short search picks among equals). A variant
+ruleset is searched as its built-in base; when the search game's legal actions
+differ from the view's, or no deal agrees with the
 seat's events, the entrant plays a random legal action and logs why.
 """
 
@@ -114,7 +117,7 @@ class OpenSpielEntrant(Bot):
                           else mcts.RandomRolloutEvaluator(1, self.np_rng))
         self.games: dict[str, _Seat] = {}
         self._search: dict[tuple[str, int, bool], object] = {}   # (ruleset, players, race) -> the one-deal game
-        self._pace: dict[tuple[str, int], float] = {}      # ... -> seconds per simulation, lately
+        self._pace: dict[tuple[str, int, str, int], float] = {}   # (..., phase, cards held) -> s a simulation, lately
         self.decisions = self.fallbacks = 0   # decisions asked, and those played at random (logged)
         self.searches = self.simulated = 0     # decisions searched, and the simulations they ran
         self.playouts = 0                      # decisions given the play-out's action: no time to search
@@ -149,12 +152,13 @@ class OpenSpielEntrant(Bot):
             return self._fallback(legal, str(e))
         g, game = self.games[view["game_id"]], state.get_game()
         # Simulations within the time: at most --simulations, and what fits 40% of the decision's deadline
-        # (at most 1 s) at the pace of this configuration's earlier searches (a cautious guess before any).
-        key = (g.ruleset, g.players)
+        # (at most 1 s) at the pace of earlier searches at the same point of a deal (a simulation from the
+        # auction plays the whole deal out, one from the last trick a card a seat), else the slowest pace seen.
+        key = (g.ruleset, g.players, view["phase"], len(view["hand"]))
         deadline = view.get("deadline_ms") or 2000
         budget = min(1.0, 0.4 * deadline / 1000)
         pace = self._pace.get(key)
-        sims = max(4, min(self.simulations, int(budget / (pace or FIRST_PACE))))
+        sims = max(4, min(self.simulations, int(budget / (pace or max(self._pace.values(), default=FIRST_PACE)))))
         if sims < SEARCH_FLOOR * len(legal) and isinstance(self.evaluator, PlayoutEvaluator):
             # Too short a search to tell the actions apart (each is tried once first, the most tried wins): the
             # play-out's own action rather than a random one among equals.
