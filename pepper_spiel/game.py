@@ -82,7 +82,7 @@ class _Spec(NamedTuple):
 
 def race_returns(scores: tuple[int, ...] | list[int], target: int, team_of: tuple[int, ...]) -> list[float]:
     """Each seat's value of a game stopped short of its end at ``scores`` (one per team): ``2 p - 1``, ``p`` its
-    team's chance in the race to ``target``, each team's share of the others' points still to score.
+    team's chance in the race to ``target``.
 
     A team ``d`` points from the target gets weight ``1/d`` (``d`` at least 1) and ``p`` is its share of the
     weights: even scores are even chances, and a point matters more the closer the teams are to the target
@@ -133,6 +133,7 @@ class PepperGame(pyspiel.Game):
         state = PepperState(self)
         state.first_dealer, state.decks = engine.first_dealer, list(engine.decks_dealt)
         state.actions, state.engine, state.dealing, state._left = list(engine.history), engine.copy(), False, None
+        state.start = {"scores": list(engine.start_scores), "target_score": engine.target_score}
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> PepperObserver:
@@ -148,6 +149,7 @@ class PepperState(pyspiel.State):
         super().__init__(game)
         self._spec = game.spec   # a plain object: OpenSpiel may hand a state a fresh wrapper of its game
         self.first_dealer: int | None = None
+        self.start: dict = {}   # Game's scores and target_score where a state_from game starts mid-way (replays)
         self.decks: list[tuple[int, ...]] = []   # the decks of the deals dealt so far
         self._deck: list[int] = []                # the deck being dealt
         self._left: Counter | None = Counter(game.table.deck)   # cards not yet dealt of it (None: no deal dealing)
@@ -209,7 +211,8 @@ class PepperState(pyspiel.State):
 
     def _replay(self) -> Game:
         """The engine game of our decks and actions (the engine takes decks only when a game is created)."""
-        g = Game(self._spec.ruleset, self._spec.players, decks=list(self.decks), first_dealer=self.first_dealer)
+        g = Game(self._spec.ruleset, self._spec.players, decks=list(self.decks), first_dealer=self.first_dealer,
+                 **self.start)
         for a in self.actions:
             g.apply(a)
         return g
@@ -255,6 +258,7 @@ class PepperState(pyspiel.State):
         pyspiel.State.__init__(other, self.get_game())
         other._spec = self._spec
         other.first_dealer, other.decks, other._deck = self.first_dealer, list(self.decks), list(self._deck)
+        other.start = self.start   # never changed once set
         other._left, other.actions = None if self._left is None else Counter(self._left), list(self.actions)
         other.engine = None if self.engine is None else self.engine.copy()
         other.dealing, other.cut, other.deal_start = self.dealing, self.cut, self.deal_start
@@ -275,7 +279,7 @@ class PepperState(pyspiel.State):
         past = self.decks[:-1]
 
         def make_game(deck):
-            g = Game(spec.ruleset, spec.players, decks=[*past, deck], first_dealer=self.first_dealer)
+            g = Game(spec.ruleset, spec.players, decks=[*past, deck], first_dealer=self.first_dealer, **self.start)
             for a in self.actions[:self.deal_start]:
                 g.apply(a)
             return g

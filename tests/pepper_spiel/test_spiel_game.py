@@ -356,3 +356,24 @@ def test_a_one_deal_race_game_from_the_real_scores_returns_the_games_stakes():
             zero.apply_action(playout_action(zero.engine, rng))
         assert set(zero.returns()) <= {-1.0, 0.0, 1.0}   # the default: the deal cap ends a game, the leader wins
     assert ended > 0   # from 40-40 every made or set deal ends the game
+
+
+def test_a_state_from_a_real_game_keeps_its_scores_and_target_through_resampling_and_later_deals():
+    # IS-MCTS redraws the hidden cards at every simulation, and a longer horizon deals the next deals:
+    # each engine rebuilt on the way starts at the real game's scores and target, as the root did.
+    from referee.rules import Game
+
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 3, "returns": "race"})
+    state = game.state_from(Game(game.ruleset, 4, seed=4, scores=[25, -6], target_score=50))
+    state.apply_action(state.legal_actions()[0])
+    rng = np.random.RandomState(4)
+    other = state.resample_from_infostate(1, rng.rand)
+    assert other.engine.decks_dealt != state.engine.decks_dealt
+    assert (other.engine.start_scores, other.engine.target_score) == ((25, -6), 50)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        else:
+            state.apply_action(state.legal_actions()[0])
+    assert (state.engine.start_scores, state.engine.target_score) == ((25, -6), 50)
+    assert state.engine.deal_number > 1 or state.engine.outcome.reason == "target"
