@@ -23,7 +23,8 @@ The decision's deadline bounds each search: as many simulations as fit 40% of
 it (at most 1 s) at the pace of earlier searches at the same point of a deal
 (phase and cards held), at most ``--simulations``. Where that is under two a
 legal action, the play-out's own action is played (each action is tried once
-before any twice, so such a short search picks among equals). A variant
+before any twice, so such a short search picks among equals), as it is when a
+search runs past 80% of the deadline (a stalled machine). A variant
 ruleset is searched as its built-in base; when the search game's legal actions
 differ from the view's, or no deal agrees with the
 seat's events, the entrant plays a random legal action and logs why.
@@ -46,7 +47,7 @@ from pepper_bot.runner import add_connection_args
 from referee.rules import ACTIONS, BUILTIN_RULESETS, Action, EventKind, Game, RulesError
 
 from .game import SHORT_NAME, PepperState
-from .playout import PlayoutEvaluator, playout_action
+from .playout import PlayoutEvaluator, SearchOvertime, playout_action
 from .sample import deal_actions, deal_facts, deal_voids, sample_deal, shown_events, taken_widow
 
 __all__ = ["BOTS", "NoSearch", "OpenSpielEntrant", "main"]
@@ -120,7 +121,8 @@ class OpenSpielEntrant(Bot):
         self._pace: dict[tuple[str, int, str, int], float] = {}   # (..., phase, cards held) -> s a simulation, lately
         self.decisions = self.fallbacks = 0   # decisions asked, and those played at random (logged)
         self.searches = self.simulated = 0     # decisions searched, and the simulations they ran
-        self.playouts = 0                      # decisions given the play-out's action: no time to search
+        self.playouts = self.overtime = 0      # decisions given the play-out's action: no time to search, or
+        #                                        a search past 80% of the deadline (playout.SearchOvertime)
 
     # -- SDK hooks ---------------------------------------------------------------
     def on_game_start(self, info: dict) -> None:
@@ -165,7 +167,14 @@ class OpenSpielEntrant(Bot):
             self.playouts += 1
             return str(ACTIONS[playout_action(state.engine, self.np_rng)])
         start = time.perf_counter()
-        action = self._bot(game, g.seat, sims).step(state)
+        if isinstance(self.evaluator, PlayoutEvaluator):   # a machine that stalls: stop at 80% of the deadline
+            self.evaluator.stop_at = start + 0.8 * deadline / 1000
+        try:
+            action = self._bot(game, g.seat, sims).step(state)
+        except SearchOvertime as e:
+            self.overtime += 1
+            log.info("playing the play-out's action: %s", e)
+            return str(ACTIONS[playout_action(state.engine, self.np_rng)])
         took = time.perf_counter() - start
         self.searches, self.simulated = self.searches + 1, self.simulated + sims
         self._pace[key] = took / sims if pace is None else 0.7 * pace + 0.3 * took / sims

@@ -23,13 +23,15 @@ few simulations a search keeps to it unless the others do better.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from open_spiel.python.algorithms import mcts
 
 from referee.rules import Game, Phase, Strain, card_strength, effective_suit, trick_winner_index
 from referee.rules.actions import BID_BASE, BID_NAMES, CEDE_NO, DISCARD_BASE, EXCHANGE_YES, GIVE_BASE, GIVE_NONE, PASS, TRUMP_BASE
 
-__all__ = ["PlayoutEvaluator", "playout_action", "tricks_worth"]
+__all__ = ["PlayoutEvaluator", "SearchOvertime", "playout_action", "tricks_worth"]
 
 # Tricks a trump is worth, by its card_strength: 9, 10, (J), Q, K, A, left bower, right bower.
 _TRUMP_TRICKS = (0.35, 0.4, 0.45, 0.5, 0.6, 0.8, 0.9, 1.0)
@@ -103,15 +105,25 @@ def playout_action(g: Game, rng: np.random.RandomState) -> int:
     return int(rng.choice(legal))
 
 
+class SearchOvertime(Exception):
+    """A search ran past its evaluator's ``stop_at``: the searcher abandons it (the tree is lost)."""
+
+
 class PlayoutEvaluator(mcts.Evaluator):
     """OpenSpiel's evaluator protocol (``evaluate``, ``prior``) over :func:`playout_action`: the returns
     of a ``python_pepper`` state finished by the play-out (chance nodes, a next deal's cards, drawn by
-    their probabilities), and a prior of :data:`PRIOR` on the play-out's action (for PUCT)."""
+    their probabilities), and a prior of :data:`PRIOR` on the play-out's action (for PUCT).
+
+    ``stop_at`` (a ``time.perf_counter()`` value, or None) bounds a search in time where OpenSpiel's bots
+    count simulations only: a simulation evaluated after it raises :class:`SearchOvertime`."""
 
     def __init__(self, random_state: np.random.RandomState | None = None):
         self._rng = random_state or np.random.RandomState()
+        self.stop_at: float | None = None
 
     def evaluate(self, state) -> np.ndarray:
+        if self.stop_at is not None and time.perf_counter() > self.stop_at:
+            raise SearchOvertime(f"the search ran {time.perf_counter() - self.stop_at:.3f} s past its time")
         s = state.clone()
         while not s.is_terminal():
             if s.is_chance_node():

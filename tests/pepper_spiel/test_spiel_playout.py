@@ -56,3 +56,18 @@ def test_the_prior_weighs_the_playouts_action():
     mine = playout_action(state.engine, np.random.RandomState(0))
     assert prior[mine] == pytest.approx(PRIOR + (1 - PRIOR) / len(prior))
     assert len(evaluator.evaluate(state)) == 4
+
+
+def test_a_search_past_its_time_stops():
+    import time
+
+    from pepper_spiel.playout import SearchOvertime
+
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1, "returns": "race"})
+    state = game.state_from(Game(game.ruleset, 4, decks=[list(Game("iowa", 4, seed=2).decks_dealt[0])], first_dealer=3))
+    evaluator = PlayoutEvaluator(np.random.RandomState(0))
+    evaluator.stop_at = time.perf_counter() + 60
+    assert len(evaluator.evaluate(state)) == 4
+    evaluator.stop_at = time.perf_counter() - 0.5
+    with pytest.raises(SearchOvertime, match="past its time"):
+        evaluator.evaluate(state)
