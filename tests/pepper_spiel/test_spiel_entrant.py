@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from pepper_bot.convert import event_to_dict, view_to_dict
 
@@ -73,3 +74,37 @@ def test_a_seats_events_give_back_the_deals_actions_but_the_hidden_cards():
                     hidden += got.count(None)
                 g.apply(rng.choice(g.legal_action_ids()))
     assert hidden > 0
+
+
+def test_the_search_starts_at_the_games_scores_dealer_and_target_and_values_them():
+    # A whole iowa game (to 42) with random seats; the entrant in seat 0 is fed its events through the wire. At each
+    # of its decisions after the first deal, the state its search starts from carries the game's dealer, scores
+    # and target, and a deal played out from it returns the race from those scores.
+    from pepper_spiel.game import race_returns
+    from pepper_spiel.playout import playout_action
+
+    g = Game("iowa", 4, seed=11)
+    bot = OpenSpielEntrant("ismcts", seed=11)
+    bot.on_game_start({"game_id": "g1", "seat": 0, "players": 4,
+                       "ruleset": {"name": "iowa", "deal_cap": g.deal_cap, "params": g.ruleset.to_dict()}})
+    sent, rng, np_rng, checked = 0, random.Random(11), np.random.RandomState(11), set()
+    while not g.is_over and len(checked) < 4:
+        for i, e in g.events_for(0, sent):
+            bot.on_event("g1", event_to_dict(event_to_proto("g1", i, e, seat=0)))
+        sent = g.event_count
+        if g.to_act == 0 and g.deal_number > 1 and any(g.scores) and g.deal_number not in checked:
+            checked.add(g.deal_number)
+            view = view_to_dict(view_to_proto(g.view(0))) | {"game_id": "g1",
+                                                             "legal_actions": [str(a) for a in g.legal_actions()]}
+            state = bot.search_state(view)
+            assert (state.engine.scores, state.engine.target_score, state.engine.dealer) == (g.scores, 42, g.dealer)
+            assert state.engine.hands[0] == g.hands[0]
+            while not state.is_terminal():
+                state.apply_action(playout_action(state.engine, np_rng))
+            o = state.engine.outcome
+            want = (race_returns(o.scores, 42, g.table.team_of) if o.reason == "deal-cap"
+                    else [1.0 if s in o.winning_seats else -1.0 for s in range(4)])
+            assert state.returns() == want
+        g.apply(rng.choice(g.legal_action_ids()))
+    assert len(checked) == 4
+

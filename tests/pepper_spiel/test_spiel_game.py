@@ -310,3 +310,70 @@ def test_an_observer_for_all_players_shows_every_seats_cards(perfect_recall):
     for hand in hands:
         assert all(str(CARDS[c]) in text for c in hand), text
     assert not any(str(CARDS[c]) in mine.string_from(state, 0) for c in set(hands[1]) - set(hands[0]))
+
+
+def test_race_returns_value_a_deal_by_the_games_score():
+    from pepper_spiel.game import race_returns
+    assert race_returns((0, 0), 42, (0, 1, 0, 1)) == [0.0] * 4
+    early, late = race_returns((6, 0), 42, (0, 1)), race_returns((36, 30), 42, (0, 1))
+    assert 0 < early[0] < late[0] < 1 and early[1] == -early[0]   # six points matter more near the target
+    assert race_returns((41, -20), 42, (0, 1))[0] > 0.95
+    with pytest.raises(ValueError, match="unknown returns 'points': expected one of result, race"):
+        pyspiel.load_game("python_pepper", {"returns": "points"})
+
+
+def test_a_one_deal_race_game_from_the_real_scores_returns_the_games_stakes():
+    # The same deck and the same play from three scores: the deal's returns follow the game's score, and a
+    # deal that takes a team to the target is a whole game's result (+1/-1), not the race value.
+    from pepper_spiel.game import race_returns
+    from pepper_spiel.playout import playout_action
+    from referee.rules import Game
+    from referee.rules.actions import PASS
+
+    race = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1, "returns": "race"})
+    result = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 1})
+    team_of, rng, ended = race.table.team_of, np.random.RandomState(0), 0
+    for seed in range(6):
+        deck = list(Game("iowa", 4, seed=seed).decks_dealt[0])
+        returns = {}
+        for scores in ((0, 0), (30, 0), (0, 30), (40, 40)):
+            state = race.state_from(Game(race.ruleset, 4, decks=[deck], first_dealer=0, scores=list(scores), target_score=42))
+            assert list(state.engine.scores) == list(scores)
+            state.apply_action(min(a for a in state.legal_actions() if a != PASS))   # a contract: bid 1
+            while not state.is_terminal():
+                state.apply_action(playout_action(state.engine, rng))
+            o = state.engine.outcome
+            if o.reason == "target":
+                ended += 1
+                assert state.returns() == [1.0 if s in o.winning_seats else -1.0 for s in range(4)]
+            else:
+                assert state.returns() == race_returns(o.scores, 42, team_of)
+            returns[scores] = state.returns()
+        assert len({tuple(r) for r in returns.values()}) > 1, returns
+        zero = result.state_from(Game(result.ruleset, 4, decks=[deck], first_dealer=0))
+        zero.apply_action(min(a for a in zero.legal_actions() if a != PASS))
+        while not zero.is_terminal():
+            zero.apply_action(playout_action(zero.engine, rng))
+        assert set(zero.returns()) <= {-1.0, 0.0, 1.0}   # the default: the deal cap ends a game, the leader wins
+    assert ended > 0   # from 40-40 every made or set deal ends the game
+
+
+def test_a_state_from_a_real_game_keeps_its_scores_and_target_through_resampling_and_later_deals():
+    # IS-MCTS redraws the hidden cards at every simulation, and a longer horizon deals the next deals:
+    # each engine rebuilt on the way starts at the real game's scores and target, as the root did.
+    from referee.rules import Game
+
+    game = pyspiel.load_game("python_pepper", {"ruleset": "iowa", "deal_cap": 3, "returns": "race"})
+    state = game.state_from(Game(game.ruleset, 4, seed=4, scores=[25, -6], target_score=50))
+    state.apply_action(state.legal_actions()[0])
+    rng = np.random.RandomState(4)
+    other = state.resample_from_infostate(1, rng.rand)
+    assert other.engine.decks_dealt != state.engine.decks_dealt
+    assert (other.engine.start_scores, other.engine.target_score) == ((25, -6), 50)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        else:
+            state.apply_action(state.legal_actions()[0])
+    assert (state.engine.start_scores, state.engine.target_score) == ((25, -6), 50)
+    assert state.engine.deal_number > 1 or state.engine.outcome.reason == "target"

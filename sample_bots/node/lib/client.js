@@ -19,7 +19,6 @@ const fs = require('node:fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTOCOL_VERSION = '1.6';
 /** Answers decided are sent once this long has passed since the Batch began or the last send (see above). */
 const FLUSH_AFTER_MS = 20;
 /**
@@ -31,6 +30,8 @@ const KEEPALIVE_TIME_MS = 30000;
 const KEEPALIVE_TIMEOUT_MS = 10000; // no ping ack within this: the connection is dead, reconnect
 /** The protocol files, straight from the repository: <repo>/proto (this file is <repo>/sample_bots/node/lib/client.js). */
 const DEFAULT_PROTO_DIR = path.resolve(__dirname, '..', '..', '..', 'proto');
+/** The pepper.v1 version it says in Hello: the repository's proto/VERSION (the Go and C++ kits build it in). */
+const PROTOCOL_VERSION = fs.readFileSync(path.join(DEFAULT_PROTO_DIR, 'VERSION'), 'utf8').trim();
 /** A refused Hello: retrying cannot help. */
 const FATAL_CODES = new Set([
   grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT,

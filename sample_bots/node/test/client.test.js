@@ -38,3 +38,11 @@ test('a slow strategy sends each answer when it is decided', async () => {
   c.stub.close();
   assert.deepStrictEqual(sent, [['bid 3'], ['bid 3'], ['bid 3']]);
 });
+
+test('Hello says the protocol version of the repository (proto/VERSION)', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { PROTOCOL_VERSION, DEFAULT_PROTO_DIR } = require('../lib/client');
+  assert.strictEqual(PROTOCOL_VERSION, fs.readFileSync(path.join(DEFAULT_PROTO_DIR, 'VERSION'), 'utf8').trim());
+  assert.match(PROTOCOL_VERSION, /^1\.\d+$/);
+});
