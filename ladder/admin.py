@@ -15,8 +15,8 @@ from .state import LadderState, Status
 
 
 @contextmanager
-def opened(d: LadderDir) -> Iterator[tuple[LadderState, Store]]:
-    d.load()   # NotALadder for a folder that is not one
+def stores(d: LadderDir) -> Iterator[tuple[LadderState, Store]]:
+    """The ladder's own state and its arena store, open for one action (the service's API opens them per request)."""
     state = LadderState(d.ladder_db, d.hashing_key())
     store = Store(d.arena_db)
     try:
@@ -24,6 +24,14 @@ def opened(d: LadderDir) -> Iterator[tuple[LadderState, Store]]:
     finally:
         store.close()
         state.close()
+
+
+@contextmanager
+def opened(d: LadderDir) -> Iterator[tuple[LadderState, Store]]:
+    """:func:`stores` of a folder checked to be a ladder (NotALadder otherwise)."""
+    d.load()
+    with stores(d) as both:
+        yield both
 
 
 def invite(d: LadderDir, author: str) -> str:

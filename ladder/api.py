@@ -9,8 +9,7 @@ functions in its thread pool).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -19,15 +18,14 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from arena.store import Store
 from web.app import HERE as WEB_HERE
 from web.app import LOCAL_HOSTS, create_app
 
 from . import entries
+from .admin import stores
 from .config import LadderDir
 from .errors import LadderError, NotFound
 from .scheduler import Gauges
-from .state import LadderState
 
 HERE = Path(__file__).parent
 MAX_BODY_BYTES = 64 << 10
@@ -35,17 +33,6 @@ WEB_TEMPLATES = WEB_HERE / "templates"
 
 # The author's key, as ``Authorization: Bearer KEY`` (module-level: FastAPI resolves the handlers' annotations here).
 Auth = Annotated[str | None, Header(description="Bearer KEY: the author key `pepper ladder invite` printed")]
-
-
-@contextmanager
-def _stores(d: LadderDir) -> Iterator[tuple[LadderState, Store]]:
-    state = LadderState(d.ladder_db, d.hashing_key())
-    store = Store(d.arena_db)
-    try:
-        yield state, store
-    finally:
-        store.close()
-        state.close()
 
 
 def _key(authorization: str | None) -> str | None:
@@ -61,7 +48,7 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
     @api.post("/api/ladder/bots", status_code=201)
     def enter(name: Annotated[str, Body()], kind: Annotated[str, Body()] = "remote", authorization: Auth = None) -> dict:
         """Enter a bot (a new one, or a new version of the author's own): its version and token (shown this once)."""
-        with _stores(d) as (state, store):
+        with stores(d) as (state, store):
             author = state.author_of_key(_key(authorization), "enter")
             if kind != "remote":
                 raise LadderError(f"kind {kind!r}: this ladder takes remote bots (kind \"remote\")")
@@ -71,7 +58,7 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
     @api.post("/api/ladder/bots/{name}/retire")
     def retire(name: str, authorization: Auth = None) -> dict:
         """Retire one of the author's bots for good."""
-        with _stores(d) as (state, _):
+        with stores(d) as (state, _):
             author = state.author_of_key(_key(authorization), "retire")
             entries.retire(state, author, name)
         return {"bot": name, "status": "retired"}
@@ -79,7 +66,7 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
     @api.get("/api/ladder/me")
     def me(authorization: Auth = None) -> dict:
         """The author's bots: status and versions."""
-        with _stores(d) as (state, store):
+        with stores(d) as (state, store):
             author = state.author_of_key(_key(authorization), "me")
             bots = [{"bot": e.bot, "status": str(e.status), "versions": [v.version for v in store.versions(e.bot)]}
                     for e in state.entries(author)]
@@ -88,7 +75,7 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
     @api.get("/api/ladder/status")
     def status() -> dict:
         """The ladder's bots (who enters them, their standing) and what is playing now."""
-        with _stores(d) as (state, _):
+        with stores(d) as (state, _):
             bots = [{"bot": e.bot, "author": e.author, "status": str(e.status)} for e in state.entries()]
             paused = state.paused
         g = gauges or Gauges()
@@ -100,7 +87,7 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
     def author(author: str) -> dict:
         """An author's public page: their bots, each with its standing and versions (each version's ratings are
         on ``/api/bots/NAME``)."""
-        with _stores(d) as (state, store):
+        with stores(d) as (state, store):
             if author not in {a.name for a in state.authors()}:
                 raise NotFound(f"no author named {author!r} on this ladder")
             bots = [{"bot": e.bot, "status": str(e.status), "versions": [v.version for v in store.versions(e.bot)]}
