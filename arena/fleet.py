@@ -209,7 +209,7 @@ class Fleet:
             else:
                 self.tend(p)
 
-    # -- withdrawing a broken entrant ----------------------------------------------------------------
+    # -- a stuck process ------------------------------------------------------------------------------
     async def _watch_stuck(self) -> None:
         """Kill, to be restarted, a launched bot's processes whose every connection (of one identity on a shard) has
         timed out and answered nothing since for STUCK_S (a spinning, deadlocked or stopped process): its games in
@@ -233,6 +233,7 @@ class Fleet:
                             if p.kill_stuck(shard.index, lane % p.lanes):   # announced with the crashes
                                 self.tend(p)
 
+    # -- withdrawing a broken entrant ----------------------------------------------------------------
     def withdraw(self, name: str, why: str, log: Path | None = None) -> None:
         """Take ``name`` out of the run (``why`` follows "bot NAME"): stop its processes, say why and where its
         log is; its games that have not begun are not played. ArenaError when the bots left cannot fill a game
