@@ -105,6 +105,10 @@ class Scheduler:
         # service's), then kept here (this service alone plans games: the lock), with when each may be tried again.
         self._pending: dict[int, PlannedGame] = {}
         self._retry_at: dict[int, float] = {}
+        # Set when the referee refused a game since the last sync: who is available is out of date (a bot left),
+        # so nothing new is planned until sync has looked again. Without it, refused games free their places at
+        # once and the planner fills them again, hundreds of games in a moment, every one refused.
+        self._refused = False
         self._wake = asyncio.Event()
 
     @property
@@ -193,10 +197,13 @@ class Scheduler:
         self._available = available
         self.gauges.available = frozenset(available)
         self.gauges.connected, self.gauges.entered = len(connected), len(active)
+        self._refused = False
 
     # -- starting games ---------------------------------------------------------------------------------
     async def dispatch(self) -> None:
-        """Start the pending games whose bots are available (a restart's first), then new ones, up to the cap."""
+        """Start the pending games whose bots are available (a restart's first), then new ones up to the cap: as
+        many as there were places when it began (games that end meanwhile leave theirs to the next call, after a
+        sync), and none after a refusal."""
         now = asyncio.get_running_loop().time()
         self.gauges.pending = len(self._pending)
         for g in sorted(self._pending.values()):
@@ -206,7 +213,9 @@ class Scheduler:
                     and all(self.planner.busy[n] < self.lcfg.max_per_bot for n in set(g.seats))):
                 del self._pending[g.idx]
                 self._launch(g)
-        while len(self._tasks) < self.lcfg.max_in_flight:
+        for _ in range(self.lcfg.max_in_flight - len(self._tasks)):
+            if self._refused:
+                return
             plan = self.planner.next_round(self.run_id)
             if not plan:
                 return
@@ -240,6 +249,7 @@ class Scheduler:
             except grpc.aio.AioRpcError as e:
                 log.info("game not played", extra={"idx": g.idx, "seats": g.seats, "code": e.code().name,
                                                    "why": e.details()})
+                self._refused = True
                 self._retry(g)
                 return
             await self.sink.put(self.run_id, g.idx, g.seed, g.seats, res)

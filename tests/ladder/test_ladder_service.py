@@ -151,6 +151,9 @@ def test_a_paused_or_disconnected_bot_is_not_scheduled_until_it_is_back(ladder):
     ladder.stop_bot(b_bot)   # gone, with games in flight: the referee's fault policy ends them, and they count
     held("bbot")
     gone_at = planned()
+    # The games refused as it left are at most one look's worth (max_in_flight, 16), not a plan refilled as fast as
+    # the referee refuses it (hundreds, each to be played once it is back).
+    assert gone_at - ladder.games() <= 16, (gone_at, ladder.games())
     ladder.run_bot("bbot", b_token, "random")
     back_at = ladder.games()
     wait_for("games with bbot back", lambda: ladder.games() > back_at + 2)
