@@ -6,6 +6,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BUF := tools/node_modules/.bin/buf
 
+# Python caches compiled modules in __pycache__ (ignored by git). A test run starts hundreds of Python processes
+# (the CLI, referees, bots): with the cache each imports in about half the CPU time, so an environment that turns
+# the cache off (PYTHONDONTWRITEBYTECODE, set on some CI images) does not reach what make runs.
+unexport PYTHONDONTWRITEBYTECODE
+
 .DEFAULT_GOAL := help
 .PHONY: help install test test-fast lint bench arena clean proto checkgenerate bench-referee node-bot web images \
 	bench-engine bench-arena bench-memory bench-ranking bench-sandbox bench-scale bench-bots bench-spiel

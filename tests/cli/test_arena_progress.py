@@ -54,9 +54,9 @@ def test_quiet_prints_no_progress_lines(tmp_path):
 
 def test_the_store_holds_finished_games_while_the_run_goes_at_the_default_concurrency(tmp_path):
     """Polled from outside, as `pepper arena table` would: games are committed one by one from early in the run,
-    not all at its end (all 400 in flight at once, under the old default of 2048, finish together)."""
+    not all at its end."""
     games = 400
-    arena = start(tmp_path, "--games", str(games), "--seed", "4", "--quiet", ruleset="iowa")
+    arena = start(tmp_path, "--games", str(games), "--seed", "4", "--quiet")
     db = tmp_path / "arena.db"
     t0, counts = time.monotonic(), []   # (seconds into the run, stored games)
     while arena.poll() is None:

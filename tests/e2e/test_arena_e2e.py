@@ -79,16 +79,17 @@ def test_bot_registry_persists_and_errors_are_clear(tmp_path):
 
 def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
     db = tmp_path / "arena.db"
-    run = pepper("arena", "run", "--games", "60", "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
+    games = 32   # full iowa games: 16 duplicate matches
+    run = pepper("arena", "run", "--games", str(games), "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
     assert run.returncode == 0, run.stderr
-    assert "60/60 games" in run.stdout and "iowa/4p" in run.stdout
+    assert f"{games}/{games} games" in run.stdout and "iowa/4p" in run.stdout
     # The summary says which games the run stored and how to look at one.
-    assert f"games 1-60: replay one with `pepper arena replay 1 --db {db}`" in run.stdout
+    assert f"games 1-{games}: replay one with `pepper arena replay 1 --db {db}`" in run.stdout
     assert f"list them with `pepper arena games --db {db}`" in run.stdout
     t = table(db)
     assert t["heuristic"]["rank"] == 1 and t["random"]["rank"] == 2
     assert t["heuristic"]["conservative"] > t["random"]["mu"]
-    assert t["heuristic"]["games"] == t["random"]["games"] == 60
+    assert t["heuristic"]["games"] == t["random"]["games"] == games
     assert t["heuristic"]["win_pct"] > 90 and t["heuristic"]["timeouts"] == t["heuristic"]["illegal"] == 0
     csv_out = pepper("arena", "table", "--csv", db=db).stdout.splitlines()
     assert csv_out[0].startswith("pool,rank,bot,mu,sigma") and len(csv_out) == 3
@@ -100,7 +101,7 @@ def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
     for g in sorted(stored, key=lambda g: (match_of[g.run_id, g.idx], g.idx)):
         by_match.setdefault(match_of[g.run_id, g.idx], []).append((g.id, g.bots, st.record(g.id)))
     st.close()
-    assert len(by_match) == 30 and all(len(v) == 2 for v in by_match.values())
+    assert len(by_match) == games // 2 and all(len(v) == 2 for v in by_match.values())
     for (_, s1, r1), (_, s2, r2) in by_match.values():
         g1, g2 = Game.from_record(r1), Game.from_record(r2)
         n = min(len(g1.decks_dealt), len(g2.decks_dealt))
@@ -111,18 +112,18 @@ def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
     rep = pepper("arena", "replay", str(gid), db=db)
     assert rep.returncode == 0 and "Deal 1" in rep.stdout and "Result:" in rep.stdout
     unknown = pepper("arena", "replay", "999999", db=db)
-    assert unknown.returncode == 2 and "no game 999999" in unknown.stderr and "it holds games 1-60" in unknown.stderr
+    assert unknown.returncode == 2 and "no game 999999" in unknown.stderr and f"it holds games 1-{games}" in unknown.stderr
     # `arena games` lists the latest games, newest first, with their seats and results.
     latest = pepper("arena", "games", "--limit", "3", "--json", db=db)
     assert latest.returncode == 0, latest.stderr
     listed = json.loads(latest.stdout)
-    assert [g["id"] for g in listed] == [60, 59, 58]
+    assert [g["id"] for g in listed] == [games, games - 1, games - 2]
     for g in listed:
         assert g["pool"] == "iowa/4p" and sorted(set(g["seats"])) == ["heuristic", "random"] and g["status"] == "completed"
         assert g["winner_bots"] == [g["seats"][g["winners"][0]]] and len(g["scores"]) == 4 and g["duration"] > 0
     text = pepper("arena", "games", "--ruleset", "iowa", "--players", "4", "--bot", "heuristic", db=db)
-    assert text.returncode == 0 and "the latest 20 of 60" in text.stdout and "iowa/4p" in text.stdout
-    assert "arena replay ID" in text.stdout and re.search(r"│ +41 │", text.stdout) and not re.search(r"│ +40 │", text.stdout)
+    assert text.returncode == 0 and f"the latest 20 of {games}" in text.stdout and "iowa/4p" in text.stdout
+    assert "arena replay ID" in text.stdout and re.search(rf"│ +{games - 19} │", text.stdout) and not re.search(rf"│ +{games - 20} │", text.stdout)
     assert json.loads(pepper("arena", "games", "--bot", "ghost", "--json", db=db).stdout) == []
     assert pepper("arena", "games", "--ruleset", "pepper-30", db=db).stdout.startswith("no games matching ruleset pepper-30")
     # Asking for a pool that cannot exist, or one without games, says so and names the pools that have games.
@@ -138,32 +139,30 @@ def test_tournament_ranks_stores_replays_and_repeats_decks(tmp_path):
             assert out.returncode == 2 and said in out.stderr, (cmd, args, out.stderr)
             assert "iowa/4p" in out.stderr or "allowed: 2, 3, 4" in said, out.stderr
     # Running the same command again finds the run complete: nothing is played or counted twice.
-    again = pepper("arena", "run", "--games", "60", "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
-    assert again.returncode == 0 and count(db, "SELECT COUNT(*) FROM games") == 60
+    again = pepper("arena", "run", "--games", str(games), "--bots", "random,heuristic", "--seed", "5", "--quiet", db=db)
+    assert again.returncode == 0 and count(db, "SELECT COUNT(*) FROM games") == games
 
 
 def test_the_sample_bots_rank_montecarlo_heuristic_random(tmp_path):
-    """The strength order of the sample bots comes out of a real arena run (iowa, mirrored, duplicate decks).
+    """The strength order of the sample bots comes out of a real arena run (iowa, mirrored, duplicate decks), which
+    stops as soon as the order is decided (--until-confident), as a user's run would.
 
-    montecarlo searches a fixed 12 sampled deals per decision (``PEPPER_MC_SAMPLES``) so that
-    its strength does not depend on how loaded the machine is. Measured: montecarlo wins about
-    70% of its games against heuristic (bench/bots.py: +1.2 points a deal), so over 100 such
-    games the order is several standard errors clear.
+    montecarlo searches a fixed 12 sampled deals per decision (``PEPPER_MC_SAMPLES``) so that its strength does not
+    depend on how loaded the machine is: +1.4 points a deal against heuristic (bench/bots.py -r iowa:4 --samples 12
+    --pairs mc-h). The run stops after its first 64 planned games (128 played, 31 s on an idle machine); a wrong
+    order at that stop is a 0.22% chance per pair and look.
     """
     db = tmp_path / "arena.db"
-    run = pepper("arena", "run", "--games", "300", "--bots", "random,heuristic,montecarlo", "--seed", "11", "--quiet",
-                 db=db, timeout=600, env={"PEPPER_MC_SAMPLES": "12"})
+    run = pepper("arena", "run", "--games", "300", "--until-confident", "--bots", "random,heuristic,montecarlo",
+                 "--seed", "11", db=db, timeout=600, env={"PEPPER_MC_SAMPLES": "12"})
     assert run.returncode == 0, run.stderr
+    assert "stopped: every adjacent pair of the table is significantly apart" in run.stdout, run.stdout
+    assert "(montecarlo > heuristic > random)" in run.stdout, run.stdout
     t = table(db)
     assert [b for b, _ in sorted(t.items(), key=lambda kv: kv[1]["rank"])] == ["montecarlo", "heuristic", "random"], t
     assert t["montecarlo"]["mu"] > t["heuristic"]["mu"] and t["heuristic"]["conservative"] > t["random"]["mu"]
     assert all(t[b]["timeouts"] == t[b]["illegal"] == t[b]["crashes"] == 0 for b in t)
-    st = Store(db)
-    games = [(g.bots, g.winners) for g in st.latest_games(limit=10_000)[0]]
-    st.close()
-    mc_vs_h = [seats[winners[0]] == "montecarlo" for seats, winners in games
-               if set(seats) == {"montecarlo", "heuristic"} and winners]
-    assert len(mc_vs_h) >= 95 and sum(mc_vs_h) / len(mc_vs_h) > 0.55, f"montecarlo won {sum(mc_vs_h)}/{len(mc_vs_h)}"
+    assert count(db, "SELECT COUNT(*) FROM games") < 300
 
 
 def _live(marker: str) -> list[int]:
@@ -183,7 +182,7 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     db = tmp_path / "arena.db"
     marker = f"PEPPER_TEST_MARKER=kill9-{os.getpid()}-{time.time()}"
     env = os.environ | {marker.split("=")[0]: marker.split("=")[1]}
-    args = [sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "40", "--concurrency", "4",
+    args = [sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "24", "--concurrency", "4",
             "--bots", "random,heuristic", "--seed", "11", "--quiet", "--db", str(db)]
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -199,7 +198,7 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     done_at_kill = count(db, "SELECT COUNT(*) FROM games")
-    assert 6 <= done_at_kill < 40
+    assert 6 <= done_at_kill < 24
     for _ in range(100):  # the referee and the bots die with the arena
         if not _live(marker):
             break
@@ -208,13 +207,13 @@ def test_kill_9_and_resume_loses_and_duplicates_nothing(tmp_path):
     again = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert count(db, "SELECT COUNT(*) FROM runs") == 1
-    assert count(db, "SELECT COUNT(*) FROM games") == count(db, "SELECT COUNT(*) FROM planned_games") == 40
-    assert count(db, "SELECT COUNT(DISTINCT idx) FROM games") == 40
+    assert count(db, "SELECT COUNT(*) FROM games") == count(db, "SELECT COUNT(*) FROM planned_games") == 24
+    assert count(db, "SELECT COUNT(DISTINCT idx) FROM games") == 24
     # Every game was rated exactly once: each bot's rated-game count equals the games it sat in.
     for bot in ("random", "heuristic"):
         assert count(db, "SELECT games FROM ratings WHERE bot = ?", bot) == \
-            count(db, "SELECT COUNT(DISTINCT game_id) FROM game_seats WHERE bot = ?", bot) == 40
-        assert count(db, "SELECT COUNT(*) FROM rating_history WHERE bot = ?", bot) == 40
+            count(db, "SELECT COUNT(DISTINCT game_id) FROM game_seats WHERE bot = ?", bot) == 24
+        assert count(db, "SELECT COUNT(*) FROM rating_history WHERE bot = ?", bot) == 24
 
 
 def test_a_crashing_and_a_hanging_bot_are_reported_and_the_arena_goes_on(tmp_path):
@@ -353,7 +352,7 @@ def test_a_database_failure_mid_run_is_reported_and_the_run_resumes(tmp_path):
 
     db = tmp_path / "arena.db"
     assert pepper("bot", "list", db=db).returncode == 0  # the database exists, the sample bots registered
-    args = [sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "40", "--concurrency", "4",
+    args = [sys.executable, "-m", "pepper_cli", "arena", "run", "--games", "24", "--concurrency", "4",
             "--bots", "random,heuristic", "--seed", "8", "--quiet", "--db", str(db)]
 
     def limit_file_size():  # the WAL grows about 30 KB a game: the limit is reached after a few
@@ -365,11 +364,11 @@ def test_a_database_failure_mid_run_is_reported_and_the_run_resumes(tmp_path):
     assert "cannot write the results database" in failed.stderr and "resume" in failed.stderr
     assert "Traceback" not in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
     stored = count(db, "SELECT COUNT(*) FROM games")
-    assert 1 <= stored < 40
+    assert 1 <= stored < 24
     again = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert again.returncode == 0, again.stderr
-    assert count(db, "SELECT COUNT(*) FROM games") == count(db, "SELECT COUNT(DISTINCT idx) FROM games") == 40
-    assert count(db, "SELECT games FROM ratings WHERE bot = 'heuristic'") == 40
+    assert count(db, "SELECT COUNT(*) FROM games") == count(db, "SELECT COUNT(DISTINCT idx) FROM games") == 24
+    assert count(db, "SELECT games FROM ratings WHERE bot = 'heuristic'") == 24
 
 
 def test_adaptive_mode_plans_in_rounds_and_spends_games_where_they_tell_most(tmp_path):

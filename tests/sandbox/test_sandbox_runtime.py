@@ -93,8 +93,12 @@ def test_the_containers_and_folders_of_a_killed_owner_go_with_it(docker_client, 
     assert docker_client.containers.get(cid).status == "running" and Path(folder).is_dir()
     os.kill(p.pid, signal.SIGKILL)   # no cleanup of its own: its watchdog removes what it started
     p.wait()
+    # The watchdog removes the container, then the folder: wait for both.
+    def left() -> bool:
+        return bool(docker_client.containers.list(all=True, filters={"id": cid}, sparse=True)) or Path(folder).exists()
+
     deadline = time.monotonic() + 10
-    while docker_client.containers.list(all=True, filters={"id": cid}, sparse=True) and time.monotonic() < deadline:
+    while left() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not docker_client.containers.list(all=True, filters={"id": cid}, sparse=True)
     assert not Path(folder).exists()

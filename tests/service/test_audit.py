@@ -1,4 +1,5 @@
-"""Hidden-information audit: every message each bot connection received, across 1,000 games of each ruleset.
+"""Hidden-information audit: every message each bot connection received, across 500 games of each ruleset
+(``PEPPER_AUDIT_GAMES=N`` for a deeper one).
 
 Eight recording bot processes (one per seat number, so every connection holds
 exactly one seat of a game) play short games (deal cap 1) of every ruleset, half
@@ -38,7 +39,7 @@ from referee.rules.game import PUBLIC
 
 pytestmark = pytest.mark.xdist_group("referee-audit")
 
-GAMES_PER_RULESET = int(os.environ.get("PEPPER_AUDIT_GAMES", "1000"))
+GAMES_PER_RULESET = int(os.environ.get("PEPPER_AUDIT_GAMES", "500"))
 CASES = {"iowa": [4], "bid-euchre": [4, 6, 8], "pepper-30": [2, 3, 4], "five-handed": [5]}
 SEATS = [f"p{k}" for k in range(8)]
 FAULTY_PER_RULESET = max(2, GAMES_PER_RULESET // 25)   # extra games with misbehaving seats 0 and 1
