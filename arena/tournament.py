@@ -34,7 +34,7 @@ from .crashes import record_crashes
 from .errors import ArenaError, UsageError
 from .fleet import Fleet, Withdrawn, seating_of
 from .planners import Planner, default_planner
-from .processes import default_shards
+from .processes import Crash, default_shards
 from .progress import PROGRESS_TICK_S, Progress
 from .sinks import RatedSink, ResultSink
 from .store import Bot, BotKind, PlannedGame, Store
@@ -68,6 +68,15 @@ class _Session:
     errors: list[BaseException] = field(default_factory=list)        # the first ends the run, after the loop
     tasks: set[asyncio.Task] = field(default_factory=set)
     started: set[int] = field(default_factory=set)                   # plan indexes started (or skipped) in it
+    # The faults as the ranked table counts them (Store.run_table_faults): of the games stored, and the crashes
+    # stored before this session; progress.faults adds this session's crashes with games in flight.
+    seat_faults: int = 0
+
+    def crashed(self, crashes: list[Crash]) -> None:
+        """The run's bots' processes have crashed ``crashes`` in this session: those with games in flight are faults
+        (a process that dies on start, with none, is the bot's withdrawal's business)."""
+        self.progress.crashes = len(crashes)
+        self.progress.faults = self.seat_faults + sum(1 for c in crashes if c.cost_games)
 
     async def until(self, ready: Callable[[], bool]) -> None:
         """Wait, game by game, until ``ready()`` (or an error)."""
@@ -209,11 +218,12 @@ class Arena:
         done = self.store.game_ids(run_id).count
         slots = sum(p.slots for p in self.fleet.launched.values()) + len(self.fleet.remote)
         concurrency = cfg.concurrency or default_concurrency(self.planner.to_play(run_id), slots)
-        progress = Progress(total=self.planner.total(run_id), done=done, resumed=done,
-                            faults=self.store.run_faults(run_id), concurrency=concurrency)
+        faults = self.store.run_table_faults(run_id)
+        progress = Progress(total=self.planner.total(run_id), done=done, resumed=done, faults=faults,
+                            concurrency=concurrency)
         policy = control_pb2.GamePolicy(deadline_ms=cfg.deadline_ms, time_bank_ms=cfg.time_bank_ms,
                                         play_forced=cfg.play_forced)
-        return _Session(run_id, progress, concurrency, policy, asyncio.Semaphore(concurrency))
+        return _Session(run_id, progress, concurrency, policy, asyncio.Semaphore(concurrency), seat_faults=faults)
 
     async def _play(self, run_id: int) -> Progress:
         s = self._session(run_id)
@@ -244,7 +254,7 @@ class Arena:
         for p in self.fleet.launched.values():
             p.notice_crashes()
         self._record_crashes(run_id, settled=False)
-        s.progress.crashes = sum(len(p.crashes) for p in self.fleet.launched.values())
+        s.crashed([c for p in self.fleet.launched.values() for c in p.crashes])
         self.on_progress(s.progress)
         return s.progress
 
@@ -321,7 +331,8 @@ class Arena:
             self._flying.discard(g.idx)
             self.planner.stored(s.run_id)
             s.progress.done += 1
-            s.progress.faults += sum(f.illegal + f.malformed + f.timeout + f.disconnect for f in (r.faults for r in res.seats))
+            s.seat_faults += sum(r.faults.timeout + r.faults.illegal + r.faults.malformed + r.fallbacks for r in res.seats)
+            s.crashed([c for p in self.fleet.launched.values() for c in p.crashes])
         except Withdrawn:  # a bot of the game was withdrawn: the game is not played
             self._flying.discard(g.idx)
         except Exception as e:  # noqa: BLE001 - ends the run, after the loop
@@ -336,7 +347,7 @@ class Arena:
         """Rate and ETA move, and settled crashes are stored, while no game finishes."""
         while not s.errors:
             await asyncio.sleep(PROGRESS_TICK_S)
-            s.progress.crashes = sum(len(p.crashes) for p in self.fleet.launched.values())
+            s.crashed([c for p in self.fleet.launched.values() for c in p.crashes])
             try:
                 self._record_crashes(s.run_id, settled=True)
             except Exception as e:  # noqa: BLE001 - the database: ends the run, after the loop

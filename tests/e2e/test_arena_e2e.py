@@ -425,6 +425,8 @@ def test_a_bot_whose_strategy_fails_shows_its_fallbacks_as_faults(tmp_path):
     t = table(db)
     assert t["raising"]["illegal"] == t["raising"]["timeouts"] == t["raising"]["crashes"] == 0
     assert t["raising"]["fallbacks"] > 0 and t["random"]["fallbacks"] == 0
+    # The run's summary counts faults as the table does (fallbacks included).
+    assert "4/4 games in " in run.stdout and f"({t['raising']['fallbacks']} faults)" in run.stdout, run.stdout
     row = re.search(r"^ *~?\d +raising .* (\d+)$", run.stdout, re.M)
     assert row and int(row[1]) == t["raising"]["fallbacks"], run.stdout  # the compact table's faults column
     wide = pepper("arena", "table", "--wide", db=db, env={"COLUMNS": "200"}).stdout
