@@ -201,7 +201,9 @@ class BotProcesses:
         if self.stopped:
             return new
         for i, sup in enumerate(self.sups):
-            for slot, h in enumerate(sup.handles):
+            # The processes the supervisor already replaced first: one that died after the last look was restarted
+            # at once, and is a crash all the same.
+            for slot, h in [*sup.take_ended(), *enumerate(sup.handles)]:
                 code = h.poll()
                 if code is not None and self._dead[i][slot] is not h:
                     self._dead[i][slot] = h

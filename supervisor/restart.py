@@ -34,6 +34,10 @@ class Supervisor:
         self._quick = [0] * slots                   # per slot: deaths in a row soon after a start
         self._due: list[float | None] = [None] * slots   # per slot: when to restart it (None: alive, or not yet seen dead)
         self.handles: list[Handle] = []
+        # (slot, handle) of each dead process check() replaced, until its owner takes them (take_ended): a process
+        # that died just after the owner last polled it is restarted at once (a first death has no delay), and its
+        # death would otherwise never be seen.
+        self.ended: list[tuple[int, Handle]] = []
         try:
             for _ in range(slots):
                 self.handles.append(self.runtime.start(spec))
@@ -57,11 +61,17 @@ class Supervisor:
                 self._quick[i] = 1 if now - self._started[i] >= self.STABLE_S else self._quick[i] + 1
                 self._due[i] = now + self.delay(self._quick[i])
             if now >= self._due[i]:
+                self.ended.append((i, h))
                 self.handles[i] = self.runtime.start(self.spec)
                 self._started[i], self._due[i] = now, None
                 self.restarts += 1
                 n += 1
         return n
+
+    def take_ended(self) -> list[tuple[int, Handle]]:
+        """The (slot, handle) of each dead process replaced since the last call, oldest first."""
+        ended, self.ended = self.ended, []
+        return ended
 
     def quick_deaths(self, slot: int) -> int:
         return self._quick[slot]
