@@ -71,8 +71,9 @@ class Server:
         self._n += 1
         summary = self.tmp / f"bot{self._n}-{name}.json"
         rec = self.tmp / f"bot{self._n}-{name}.rec" if record else None
+        # --token=T: a token may begin with "-" (token_urlsafe), which argparse would take for an option.
         cmd = [sys.executable, str(BOT), "--address", self.address, "--name", name,
-               "--token", token or self.bots_tokens[name], "--seed", str(self._n), "--summary", str(summary), *args]
+               f"--token={token or self.bots_tokens[name]}", "--seed", str(self._n), "--summary", str(summary), *args]
         if rec:
             cmd += ["--record", str(rec)]
         if self.tls_ca:
@@ -90,11 +91,12 @@ class Server:
         end = time.time() + timeout
         while time.time() < end:
             want = n if n is not None else sum(1 for p in self.bot_procs if p.poll() is None and name in p.args)
+            # A bot that exited is not waited for (it no longer counts in ``want``): say so, first.
+            if proc is not None and proc.poll() is not None:
+                raise RuntimeError(f"bot {name} exited with {proc.returncode}")
             bots = {b.name: b for b in self.control.ListBots(control_pb2.ListBotsRequest(), metadata=self.md).bots}
             if (bots[name].connections if name in bots else 0) == want:
                 return
-            if proc is not None and proc.poll() is not None:
-                raise RuntimeError(f"bot {name} exited with {proc.returncode}")
             time.sleep(0.02)
         raise TimeoutError(f"bot {name}: expected {want} connections")
 
