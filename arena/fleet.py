@@ -22,7 +22,7 @@ from . import schedule
 from .config import RunConfig
 from .crashes import MAX_CRASHES, MAX_REPLAYS, STUCK_S, crash_of, replay_seed
 from .errors import ArenaError
-from .processes import BotProcesses, BotStartError, RefereeProcess, Shard, any_port
+from .processes import BotProcesses, BotStartError, Crash, RefereeProcess, Shard, any_port
 from .sandbox import BotSandbox
 from .store import Bot, BotKind, new_token, token_sha256
 from .twins import Seating
@@ -62,6 +62,11 @@ class Fleet:
         self._sandbox: BotSandbox | None = None
         self.addresses: list[str] = []
         self.seating = Seating()                      # the bots' identities on the referee (arena.twins)
+
+    @property
+    def crashes(self) -> list[Crash]:
+        """Every crash of the launched bots' processes in this run, bot by bot."""
+        return [c for p in self.launched.values() for c in p.crashes]
 
     # -- starting and stopping -----------------------------------------------------------------------
     async def start(self, bots: list[Bot], shards: int) -> None:

@@ -163,7 +163,7 @@ def play_match(config: RunConfig, bots: list[Bot], versions: dict[str, int], gam
             run_id, match_bots = _open_match(arena, versions)
             asyncio.run(arena.play(run_id, match_bots))
             finished = arena.sink.finished  # type: ignore[attr-defined]
-            crashes = [(c.bot, c.exit_code, c.games_replayed) for p in arena.fleet.launched.values() for c in p.crashes]
+            crashes = [(c.bot, c.exit_code, c.games_replayed) for c in arena.fleet.crashes]
             _log(cfg, f"finished on {node}: {len(finished)} game(s) in {time.monotonic() - t0:.1f}s")
             return MatchResult(matches, finished, crashes, dict(arena.fleet.withdrawn), node, time.monotonic() - t0,
                                (first[0] if first else time.monotonic()) - t0)

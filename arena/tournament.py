@@ -254,7 +254,7 @@ class Arena:
         for p in self.fleet.launched.values():
             p.notice_crashes()
         self._record_crashes(run_id, settled=False)
-        s.crashed([c for p in self.fleet.launched.values() for c in p.crashes])
+        s.crashed(self.fleet.crashes)
         self.on_progress(s.progress)
         return s.progress
 
@@ -332,7 +332,7 @@ class Arena:
             self.planner.stored(s.run_id)
             s.progress.done += 1
             s.seat_faults += sum(r.faults.timeout + r.faults.illegal + r.faults.malformed + r.fallbacks for r in res.seats)
-            s.crashed([c for p in self.fleet.launched.values() for c in p.crashes])
+            s.crashed(self.fleet.crashes)
         except Withdrawn:  # a bot of the game was withdrawn: the game is not played
             self._flying.discard(g.idx)
         except Exception as e:  # noqa: BLE001 - ends the run, after the loop
@@ -347,7 +347,7 @@ class Arena:
         """Rate and ETA move, and settled crashes are stored, while no game finishes."""
         while not s.errors:
             await asyncio.sleep(PROGRESS_TICK_S)
-            s.crashed([c for p in self.fleet.launched.values() for c in p.crashes])
+            s.crashed(self.fleet.crashes)
             try:
                 self._record_crashes(s.run_id, settled=True)
             except Exception as e:  # noqa: BLE001 - the database: ends the run, after the loop

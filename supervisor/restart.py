@@ -37,7 +37,7 @@ class Supervisor:
         # (slot, handle) of each dead process check() replaced, until its owner takes them (take_ended): a process
         # that died just after the owner last polled it is restarted at once (a first death has no delay), and its
         # death would otherwise never be seen.
-        self.ended: list[tuple[int, Handle]] = []
+        self._ended: list[tuple[int, Handle]] = []
         try:
             for _ in range(slots):
                 self.handles.append(self.runtime.start(spec))
@@ -61,7 +61,7 @@ class Supervisor:
                 self._quick[i] = 1 if now - self._started[i] >= self.STABLE_S else self._quick[i] + 1
                 self._due[i] = now + self.delay(self._quick[i])
             if now >= self._due[i]:
-                self.ended.append((i, h))
+                self._ended.append((i, h))
                 self.handles[i] = self.runtime.start(self.spec)
                 self._started[i], self._due[i] = now, None
                 self.restarts += 1
@@ -70,7 +70,7 @@ class Supervisor:
 
     def take_ended(self) -> list[tuple[int, Handle]]:
         """The (slot, handle) of each dead process replaced since the last call, oldest first."""
-        ended, self.ended = self.ended, []
+        ended, self._ended = self._ended, []
         return ended
 
     def quick_deaths(self, slot: int) -> int:
