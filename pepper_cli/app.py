@@ -13,18 +13,19 @@ Heavy modules are imported inside the commands so ``pepper --help`` stays fast.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Annotated
 
 import typer
 
-from . import arena, bot, ladder, play, referee, rules, web
-
-app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    help="Pepper Arena: the rules, the referee, bots and their conformance checks, tournaments and results.",
-)
+# The command groups and top-level commands, each with the module that defines it. `pepper GROUP ...` imports only
+# that group's module (the others pull in gRPC, the SDK, the checker, the web app: a quarter of a second a
+# command, paid by every bot launch script and test that runs one); `pepper --help` imports them all.
+# In the order `pepper --help` lists them.
+GROUPS = {"rules": "rules", "referee": "referee", "bot": "bot", "arena": "arena", "ladder": "ladder"}
+COMMANDS = {"simulate": "play", "play": "play", "replay": "play", "web": "web"}
+ORDER = ("rules", "simulate", "play", "replay", "referee", "bot", "arena", "ladder", "web")
 
 
 def version_line() -> str:
@@ -48,23 +49,38 @@ def _print_version(wanted: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
                                                 help="Print the version and the protocol version, and exit.")] = False,
           ) -> None:
     pass
 
 
-app.add_typer(rules.app, name="rules")
-for command in (play.simulate, play.play, play.replay):
-    app.command()(command)
-app.add_typer(referee.app, name="referee")
-app.add_typer(bot.app, name="bot")
-app.add_typer(arena.app, name="arena")
-app.add_typer(ladder.app, name="ladder")
-app.command()(web.web)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The ``pepper`` command: every group and command, or only ``only`` (a name of GROUPS or COMMANDS), which
+    runs and helps the same, its siblings unimported."""
+    app = typer.Typer(
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        help="Pepper Arena: the rules, the referee, bots and their conformance checks, tournaments and results.",
+    )
+    app.callback()(_root)
+    for name in ORDER if only is None else (only,):
+        if name in GROUPS:
+            app.add_typer(importlib.import_module(f"{__package__}.{GROUPS[name]}").app, name=name)
+        else:
+            app.command()(getattr(importlib.import_module(f"{__package__}.{COMMANDS[name]}"), name))
+    return app
+
+
+def __getattr__(name: str):
+    if name == "app":   # the whole command (tests drive it through typer's CliRunner), built on first use
+        globals()["app"] = full = build_app()
+        return full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Console-script entry point (``pepper``)."""
-    app()
+    first = sys.argv[1] if len(sys.argv) > 1 else None
+    build_app(first if first in GROUPS or first in COMMANDS else None)()

@@ -23,10 +23,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pepper_bot.target import TargetError
-from pepper_bot.target import load_target as _load
 
-from conformance import CheckOptions
+from referee.defaults import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
 
 from .common import DbOption
 from .common import fail as _fail
@@ -43,7 +41,10 @@ def load_target(target: str):
         from sample_bots.__main__ import make_policy
 
         return make_policy(target)
-    return _load(target)
+    # The SDK (and gRPC) only for the commands that run a bot.
+    from pepper_bot.target import load_target
+
+    return load_target(target)
 
 
 FilesOption = Annotated[list[Path], typer.Option(
@@ -383,6 +384,7 @@ def run(
 ) -> None:
     """Run a bot: connect to the referee and play every seat it is given, until SIGTERM/SIGINT."""
     from pepper_bot import run_bot
+    from pepper_bot.target import TargetError
 
     from sample_bots.adapter import as_engine_bot
 
@@ -401,8 +403,8 @@ def run(
 def check(
     command: Annotated[list[str], typer.Argument(help="the bot's command line, after --, e.g. -- {python} mybot.py ({python}: the arena's Python)")],
     name: Annotated[str, typer.Option(help="the name the bot is registered under")] = "bot-under-test",
-    deadline_ms: Annotated[int, typer.Option(help="time per decision, ms")] = CheckOptions.deadline_ms,
-    time_bank_ms: Annotated[int, typer.Option(help="time bank per seat per game, ms")] = CheckOptions.time_bank_ms,
+    deadline_ms: Annotated[int, typer.Option(help="time per decision, ms")] = DEFAULT_DEADLINE_MS,
+    time_bank_ms: Annotated[int, typer.Option(help="time bank per seat per game, ms")] = DEFAULT_TIME_BANK_MS,
     connect_timeout: Annotated[float, typer.Option(help="seconds the bot has to connect")] = 30.0,
     only: Annotated[list[str] | None, typer.Option("--only", help="run only the checks whose name contains this (repeatable)")] = None,
     report: Annotated[Path | None, typer.Option(help="also write the results as JSON to this file")] = None,
@@ -419,7 +421,7 @@ def check(
     import shlex
 
     from arena.registry import expand
-    from conformance import run_check
+    from conformance import CheckOptions, run_check
 
     if len(command) == 1 and " " in command[0].strip():   # one quoted command line
         command = shlex.split(command[0])
