@@ -171,9 +171,15 @@ class BotSandbox:
         if identity not in self.sockets:
             raise ArenaError(f"bot {identity!r} has no socket of its own at the referee: register it with "
                              "RegisterBotRequest.own_socket before starting its containers")
+        return self.runtime_at(bot, self.sockets[identity])
+
+    def runtime_at(self, bot: Bot, socket: str) -> DockerRuntime:
+        """The runtime of ``bot``'s containers that reach a referee through ``socket`` (a Unix socket on the host, bound
+        for this bot alone): what :meth:`runtime` gives for a registered identity, and what the conformance checker
+        starts a bot with in the sandbox."""
         sb = Sandbox(image=self.image(bot), limits=limits_of(bot), mounts=self.mounts(bot),
                      workdir=None if bot.image else WORKDIR,   # an image's own working directory
-                     socket=self.sockets[identity], labels={"pepper.bot": bot.name})
+                     socket=socket, labels={"pepper.bot": bot.name})
         return DockerRuntime(sb, self.client, reap_first=False)
 
     def close(self) -> None:

@@ -17,6 +17,6 @@ import os as _os
 # warning per fork then. No forked child uses gRPC, so turn them off (before grpc is imported).
 _os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
-from .checker import CheckOptions, run_check  # noqa: E402
+from .checker import CheckOptions, Contained, run_check  # noqa: E402
 
-__all__ = ["CheckOptions", "run_check"]
+__all__ = ["CheckOptions", "Contained", "run_check"]

@@ -37,13 +37,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
 from referee.wire import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS
-from supervisor import STOP_GRACE_S, StartError
+from supervisor import STOP_GRACE_S, Runtime, StartError
 
 from .checks import build_checks
 from .house import HOUSE_NAME, HouseBot
@@ -53,7 +54,17 @@ from .private_referee import PrivateReferee
 from .report import Summary, check_lines
 from .verify import Tally, judge, replay
 
-__all__ = ["CheckOptions", "run_check"]
+__all__ = ["CheckOptions", "Contained", "run_check"]
+
+
+@dataclass(frozen=True)
+class Contained:
+    """How to check a bot inside a sandbox (a container with no network): the private referee then also listens on a
+    Unix socket, binds the bot a socket of its own beside it, and the bot is started by ``runtime(that socket)``, with
+    ``address`` as its PEPPER_REFEREE (the socket's path inside the container)."""
+
+    runtime: Callable[[str], Runtime]
+    address: str
 
 
 @dataclass
@@ -69,6 +80,7 @@ class CheckOptions:
     keep_going: bool = False
     verbose: bool = False
     out: TextIO | None = None   # default: stdout
+    contained: Contained | None = None   # None: the bot is a process of this machine's, on 127.0.0.1
 
 
 class Fatal(Enum):
@@ -91,7 +103,8 @@ class Checker:
         self.log_records: list[str] = []
         self.tmp = Path(tempfile.mkdtemp(prefix="pepper-check-"))
         self.bot = BotProcess(command, self.tmp / "bot.log", echo=self.say if opts.verbose else None)
-        self.referee = PrivateReferee(opts.deadline_ms, opts.time_bank_ms, opts.max_faults)
+        self.referee = PrivateReferee(opts.deadline_ms, opts.time_bank_ms, opts.max_faults,
+                                      unix_socket=str(self.tmp / "referee.sock") if opts.contained else None)
         self.house: HouseBot | None = None
         self.passed = False
 
@@ -244,17 +257,20 @@ class Checker:
         await self.referee.start()
         try:
             try:
-                bot_token = await self.referee.register(o.name)
+                bot_token, own_socket = await self.referee.register(o.name, own_socket=o.contained is not None)
             except grpc.aio.AioRpcError as e:
                 self.say(f"error: cannot register the bot as {o.name!r}: {e.details()}")
                 return 2
-            self.house = HouseBot(self.referee.address, await self.referee.register(HOUSE_NAME))
+            address = self.referee.address
+            if o.contained is not None:
+                self.bot.runtime, address = o.contained.runtime(own_socket), o.contained.address
+            self.house = HouseBot(self.referee.address, (await self.referee.register(HOUSE_NAME))[0])
             await self.house.start()
             self.say(f"pepper bot check: {shlex.join(self.command)}")
             self.say(f"private referee on {self.referee.address}; the bot is {o.name!r} (deadline {o.deadline_ms} ms, "
                      f"time bank {o.time_bank_ms} ms, a seat forfeits on its fault number {o.max_faults + 1})")
             try:
-                await self.bot.start({"PEPPER_REFEREE": self.referee.address, "PEPPER_TOKEN": bot_token,
+                await self.bot.start({"PEPPER_REFEREE": address, "PEPPER_TOKEN": bot_token,
                                       "PEPPER_BOT_NAME": o.name})
             except StartError as e:
                 self.say(f"error: cannot start {shlex.join(self.command)}: {e.reason}{launch_hint(self.command, e.error)}")

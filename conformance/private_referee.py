@@ -23,8 +23,11 @@ class PrivateReferee:
     mistake does not end the game: the checker counts the faults per check.
     """
 
-    def __init__(self, deadline_ms: int, time_bank_ms: int, max_faults: int):
+    def __init__(self, deadline_ms: int, time_bank_ms: int, max_faults: int, unix_socket: str | None = None):
+        """``unix_socket``: also listen there, so that a bot in a container (no network) gets a socket of its own
+        beside it (:meth:`register` with ``own_socket``)."""
         self.deadline_ms, self.time_bank_ms, self.max_faults = deadline_ms, time_bank_ms, max_faults
+        self.unix_socket = unix_socket
         self.address = ""
 
     async def start(self) -> None:
@@ -38,17 +41,21 @@ class PrivateReferee:
                         on_malformed="fallback", on_timeout="fallback", on_disconnect="forfeit", max_faults=self.max_faults)
         # Shared seats: the checker drives every seat of a table through the one process under test (and its
         # own house bot), which is what it means to check; a tournament never shares.
-        self.srv = await start(ServerConfig(address="127.0.0.1:0", control_token=token, policy=policy, shared_seats=True))
+        self.srv = await start(ServerConfig(address="127.0.0.1:0", control_token=token, policy=policy, shared_seats=True,
+                                            unix_socket=self.unix_socket))
         self.address = self.srv.address
         self.channel = grpc.aio.insecure_channel(self.address, options=[("grpc.max_receive_message_length", 256 << 20)])
         self.control = control_pb2_grpc.ControlServiceStub(self.channel)
         self.md = [("authorization", f"Bearer {token}")]
 
-    async def register(self, name: str) -> str:
-        """A fresh token for ``name`` (grpc.aio.AioRpcError: refused)."""
+    async def register(self, name: str, own_socket: bool = False) -> tuple[str, str]:
+        """A fresh token for ``name``, and with ``own_socket`` the path of the Unix socket bound for it alone ("" without)
+        (grpc.aio.AioRpcError: refused)."""
         from pepper_proto.v1 import control_pb2
 
-        return (await self.control.RegisterBot(control_pb2.RegisterBotRequest(name=name), metadata=self.md)).token
+        req = control_pb2.RegisterBotRequest(name=name, own_socket=own_socket)
+        answer = await self.control.RegisterBot(req, metadata=self.md)
+        return answer.token, answer.unix_socket
 
     async def connections(self, name: str) -> int:
         from pepper_proto.v1 import control_pb2

@@ -8,8 +8,10 @@ functions in its thread pool).
 
 from __future__ import annotations
 
+import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -17,15 +19,19 @@ from fastapi import APIRouter, Body, FastAPI, Header, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 
 from web.app import HERE as WEB_HERE
 from web.app import LOCAL_HOSTS, create_app
 
 from . import entries
 from .admin import stores
+from .builds import log_tail
 from .config import LadderDir
 from .errors import LadderError, NotFound
 from .scheduler import Gauges
+from .state import UploadStatus
+from .uploads import unpack
 
 HERE = Path(__file__).parent
 MAX_BODY_BYTES = 64 << 10
@@ -35,15 +41,30 @@ WEB_TEMPLATES = WEB_HERE / "templates"
 Auth = Annotated[str | None, Header(description="Bearer KEY: the author key `pepper ladder invite` printed")]
 
 
+class Unavailable(LadderError):
+    status = 503
+
+
+@dataclass
+class Intake:
+    """What the submission API needs of the running service to take uploads: why it cannot ("" when it can), and
+    how to tell its builder that one is waiting."""
+
+    refused: str = "this ladder's server is not running its builder"
+    wake: Callable[[], None] = lambda: None
+
+
 def _key(authorization: str | None) -> str | None:
     scheme, _, key = (authorization or "").partition(" ")
     return key.strip() if scheme.lower() == "bearer" else None
 
 
-def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
-    """The submission API and ``/metrics`` of the ladder in ``d`` (``gauges``: the running scheduler's)."""
+def router(d: LadderDir, gauges: Gauges | None = None, intake: Intake | None = None) -> APIRouter:
+    """The submission API and ``/metrics`` of the ladder in ``d`` (``gauges``: the running scheduler's; ``intake``:
+    its builder's)."""
     api = APIRouter()
     per_hour = d.load().entries_per_hour
+    intake = intake or Intake()
 
     @api.post("/api/ladder/bots", status_code=201)
     def enter(name: Annotated[str, Body()], kind: Annotated[str, Body()] = "remote", authorization: Auth = None) -> dict:
@@ -54,6 +75,50 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
                 raise LadderError(f"kind {kind!r}: this ladder takes remote bots (kind \"remote\")")
             e = entries.enter_remote(state, store, author, name, per_hour)
         return {"bot": e.bot, "version": e.version, "token": e.token, "author": author}
+
+    @api.post("/api/ladder/bots/{name}/uploads", status_code=202)
+    async def upload(name: str, request: Request, authorization: Auth = None) -> dict:
+        """Upload a bot's folder (the body: a .tar.gz or .zip of it, with its pepper-bot.toml or Dockerfile). It is
+        built and checked in the sandbox, then entered if it passes: follow ``/api/ladder/uploads/ID``."""
+        data = await request.body()   # its size is bounded before it is read (body_limit below)
+        return await run_in_threadpool(_take_upload, name, data, authorization)
+
+    def _take_upload(name: str, data: bytes, authorization: str | None) -> dict:
+        with stores(d) as (state, _):
+            author = state.author_of_key(_key(authorization), "upload")
+            if intake.refused:
+                raise Unavailable(intake.refused)
+            if not data:
+                raise LadderError("the upload is empty: send the bot's folder as a .tar.gz or .zip file")
+            upload_id = entries.accept_upload(state, author, name, per_hour)
+            folder = d.uploads / str(upload_id)
+            try:
+                shutil.rmtree(folder, ignore_errors=True)   # a folder a killed service left half unpacked
+                unpack(data, folder)
+            except LadderError as e:
+                state.set_upload(upload_id, UploadStatus.FAILED, str(e))
+                raise
+            u = state.upload(upload_id)
+        intake.wake()
+        return u.public()
+
+    @api.get("/api/ladder/uploads/{upload_id}")
+    def upload_status(upload_id: int, authorization: Auth = None) -> dict:
+        """One of the author's uploads: its status, why, the checker's report, and the version it became."""
+        with stores(d) as (state, _):
+            author = state.author_of_key(_key(authorization), "upload status")
+            u = state.upload(upload_id)
+            if u is None or u.author != author:   # another author's upload is not even said to exist
+                raise NotFound(f"you have no upload {upload_id}")
+        return u.public(report=True)
+
+    @api.get("/api/ladder/me/bots/{name}/log", response_class=PlainTextResponse)
+    def bot_log(name: str, authorization: Auth = None) -> str:
+        """The end of one of the author's uploaded bots' output (what its processes wrote)."""
+        with stores(d) as (state, _):
+            author = state.author_of_key(_key(authorization), "log")
+            state.owned(author, name, "log")
+        return log_tail(d.bot_logs / f"bot-{name}.log")
 
     @api.post("/api/ladder/bots/{name}/retire")
     def retire(name: str, authorization: Auth = None) -> dict:
@@ -70,7 +135,8 @@ def router(d: LadderDir, gauges: Gauges | None = None) -> APIRouter:
             author = state.author_of_key(_key(authorization), "me")
             bots = [{"bot": e.bot, "status": str(e.status), "versions": [v.version for v in store.versions(e.bot)]}
                     for e in state.entries(author)]
-        return {"author": author, "bots": bots}
+            uploads = [u.public(report=True) for u in state.uploads(author, limit=20)]
+        return {"author": author, "bots": bots, "uploads": uploads, "uploads_refused": intake.refused}
 
     @api.get("/api/ladder/status")
     def status() -> dict:
@@ -123,10 +189,11 @@ def metrics_text(g: Gauges, now: float | None = None) -> str:
 
 
 def create_ladder_app(d: LadderDir, gauges: Gauges | None = None,
-                      allowed_hosts: Sequence[str] = LOCAL_HOSTS) -> FastAPI:
+                      allowed_hosts: Sequence[str] = LOCAL_HOSTS, intake: Intake | None = None) -> FastAPI:
     """The web app over the ladder's arena store, with the ladder's pages, the submission API and ``/metrics``."""
     app = create_app(d.arena_db, allowed_hosts=allowed_hosts)
-    app.include_router(router(d, gauges))
+    app.include_router(router(d, gauges, intake))
+    upload_max = d.load().upload_max_mb << 20
     app.mount("/ladder-static", StaticFiles(directory=HERE / "static"), name="ladder-static")
     # The ladder's pages extend the web app's layout (base.html): both template folders, the ladder's first.
     pages = Jinja2Templates(directory=[HERE / "templates", WEB_TEMPLATES])
@@ -148,14 +215,17 @@ def create_ladder_app(d: LadderDir, gauges: Gauges | None = None,
 
     @app.middleware("http")
     async def body_limit(request: Request, call_next):
-        """The submission API reads small JSON bodies: a chunked one (no length), or one over MAX_BODY_BYTES, is
-        refused before it is read."""
-        if request.url.path.startswith("/api/ladder/") and request.method in ("POST", "PUT", "PATCH"):
+        """The submission API reads small JSON bodies, and uploads up to ``upload_max_mb``: a chunked body (no
+        length), or one over its limit, is refused before it is read."""
+        path = request.url.path
+        if path.startswith("/api/ladder/") and request.method in ("POST", "PUT", "PATCH"):
+            limit = upload_max if path.endswith("/uploads") else MAX_BODY_BYTES
             length = request.headers.get("content-length")
             if length is None and "transfer-encoding" in request.headers:
                 return JSONResponse({"detail": "send the body with a Content-Length"}, status_code=411)
-            if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-                return JSONResponse({"detail": f"the body is over {MAX_BODY_BYTES} bytes"}, status_code=413)
+            if length is not None and (not length.isdigit() or int(length) > limit):
+                what = f"{limit >> 20} MiB, the ladder's upload_max_mb" if limit > MAX_BODY_BYTES else f"{limit} bytes"
+                return JSONResponse({"detail": f"the body is over {what}"}, status_code=413)
         return await call_next(request)
 
     @app.exception_handler(LadderError)
@@ -165,4 +235,4 @@ def create_ladder_app(d: LadderDir, gauges: Gauges | None = None,
     return app
 
 
-__all__ = ["create_ladder_app", "metrics_text", "router"]
+__all__ = ["Intake", "create_ladder_app", "metrics_text", "router"]

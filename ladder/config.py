@@ -6,7 +6,8 @@
     DIR/arena.db        the arena's results store: what ``pepper arena table --db`` and ``pepper web --db`` read
     DIR/ladder.db       the ladder's own state: authors, their hashed keys, who owns which bot, paused and retired
     DIR/secrets/        the key that hashes author keys (mode 0600, in a 0700 folder)
-    DIR/logs/           the referee's log and the service's structured log
+    DIR/logs/           the referee's log and the service's structured log; logs/bots/ the uploaded bots' output
+    DIR/uploads/ID/     an uploaded bot's folder, as unpacked (the version it became runs from it)
     DIR/serve.json      where a running service listens (written once it is ready, removed when it stops)
 """
 
@@ -41,6 +42,8 @@ class LadderConfig:
     time_bank_ms: int = DEFAULT_TIME_BANK_MS
     drain_seconds: float = 30.0       # SIGTERM: how long games in flight get to finish (the rest are replayed later)
     entries_per_hour: int = 30        # entries (new bots and new versions) one author may make in an hour
+    uploads: bool = True              # take uploaded bots (built, checked and run in the Docker sandbox)
+    upload_max_mb: int = 16           # the largest upload (the archive), MiB
     referee_address: str = "127.0.0.1:50051"
     web_address: str = "127.0.0.1:8000"
     allowed_hosts: list[str] = field(default_factory=list)   # host names the web app answers to, besides its own
@@ -112,6 +115,14 @@ class LadderDir:
     @property
     def logs(self) -> Path:
         return self.root / "logs"
+
+    @property
+    def uploads(self) -> Path:
+        return self.root / "uploads"
+
+    @property
+    def bot_logs(self) -> Path:
+        return self.logs / "bots"
 
     @property
     def serve_json(self) -> Path:

@@ -3,6 +3,9 @@ bot, its versions and its token's digest (the referee is given the digest, never
 
 A remote bot runs on its author's machine, so there are no files to digest: each entry of a name is a new build
 (:class:`arena.store.Build` with a fresh random digest), hence a new version, rated on its own, with a new token.
+An uploaded bot is taken first (:func:`accept_upload`: the name claimed, the rate limit counted) and entered only
+once it is built and passes the checker (:func:`enter_build`): its version's digest is its files' (or its image's),
+so the same folder uploaded again is the same version.
 """
 
 from __future__ import annotations
@@ -31,18 +34,25 @@ class Entered:
     token: str
 
 
-def enter_remote(state: LadderState, store: Store, author: str, name: str, per_hour: int = ENTRIES_PER_HOUR) -> Entered:
-    """Enter ``name`` for ``author`` as a remote bot: new, or a new version of theirs (Forbidden: another's; TooMany:
-    ``per_hour`` entries in the last hour already)."""
+def _claim(state: LadderState, author: str, name: str, kind: str, per_hour: int) -> bool:
+    """``name`` is ``author``'s to enter (new, or theirs: then whether it is new), one entry counted against
+    ``per_hour`` (Forbidden: another's; TooMany: ``per_hour`` entries in the last hour already)."""
     if not BOT_NAME.fullmatch(name):
         raise LadderError(f"bot name {name!r}: 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit")
     new = state.claim(author, name, "enter")
     try:
-        state.submit(author, name, "remote", per_hour)
+        state.submit(author, name, kind, per_hour)
     except TooMany:
         if new:
             state.unclaim(name)
         raise
+    return new
+
+
+def enter_remote(state: LadderState, store: Store, author: str, name: str, per_hour: int = ENTRIES_PER_HOUR) -> Entered:
+    """Enter ``name`` for ``author`` as a remote bot: new, or a new version of theirs (Forbidden: another's; TooMany:
+    ``per_hour`` entries in the last hour already)."""
+    new = _claim(state, author, name, "remote", per_hour)
     token = new_token()
     build = Build(BotKind.REMOTE, digest=secrets.token_hex(32))
     try:
@@ -60,6 +70,24 @@ def enter_remote(state: LadderState, store: Store, author: str, name: str, per_h
     return Entered(name, bot.version, token)
 
 
+def accept_upload(state: LadderState, author: str, name: str, per_hour: int = ENTRIES_PER_HOUR) -> int:
+    """Take an upload of ``name`` for ``author`` (as :func:`enter_remote` takes an entry); returns its id, under which
+    its folder is unpacked and the service builds and checks it."""
+    _claim(state, author, name, "upload", per_hour)
+    return state.add_upload(author, name)
+
+
+def enter_build(store: Store, name: str, build: Build) -> tuple[int, bool]:
+    """Make ``build`` (an upload that passed its check) ``name``'s latest version: (that version, whether it is a new
+    one; not when the latest version is the same build)."""
+    if store.bot(name) is None:
+        b = store.add_bot(name, build.kind, command=build.command, cwd=build.cwd, processes=build.processes,
+                          files=build.files, digest=build.digest, image=build.image)
+        return b.version, True
+    bot, new = store.update_bot(name, build)
+    return bot.version, new
+
+
 def retire(state: LadderState, author: str | None, name: str) -> None:
     """Retire ``name`` for good (``author``: only theirs; None: the organizer's command): it is never scheduled again,
     and its games and ratings stay."""
@@ -68,4 +96,4 @@ def retire(state: LadderState, author: str | None, name: str) -> None:
     state.set_status(name, Status.RETIRED)
 
 
-__all__ = ["BOT_NAME", "Entered", "enter_remote", "retire"]
+__all__ = ["BOT_NAME", "Entered", "accept_upload", "enter_build", "enter_remote", "retire"]

@@ -30,11 +30,14 @@ from pepper_proto.v1 import control_pb2, control_pb2_grpc
 from arena.commits import GroupCommitter
 from arena.config import RunConfig
 from arena.context import RunContext
+from arena.errors import ArenaError
 from arena.processes import RefereeProcess
+from arena.sandbox import BotSandbox
 from arena.sinks import RatedSink
-from arena.store import PlannedGame, Store
+from arena.store import BotKind, PlannedGame, Store
 
 from .config import LadderConfig, LadderDir
+from .launcher import Launcher
 from .planner import LadderPlanner
 from .state import LadderState, Status
 
@@ -110,6 +113,9 @@ class Scheduler:
         # once and the planner fills them again, hundreds of games in a moment, every one refused.
         self._refused = False
         self._wake = asyncio.Event()
+        self.sandbox: BotSandbox | None = None      # uploaded bots run there (start(): when the ladder takes uploads)
+        self.no_uploads = "" if cfg.uploads else "this ladder takes remote bots only (uploads = false in ladder.toml)"
+        self.launcher: Launcher | None = None
 
     @property
     def address(self) -> str:
@@ -117,13 +123,24 @@ class Scheduler:
         return self.referee.address
 
     async def start(self) -> None:
-        """Start the referee and the result writer."""
+        """Start the referee (with the sandbox's socket when the ladder takes uploads) and the result writer."""
         token = secrets.token_urlsafe(24)
         tls = (self.lcfg.tls_cert, self.lcfg.tls_key) if self.lcfg.tls_cert else None
-        self.referee = await _start_referee(self.dir.logs, token, self.cfg.listen, tls)
+        if self.lcfg.uploads:
+            try:
+                self.sandbox = await asyncio.to_thread(BotSandbox)
+            except ArenaError as e:
+                self.no_uploads = f"this ladder's server cannot run uploaded bots: {e}"
+                log.warning("uploads are refused", extra={"why": str(e)})
+        self.referee = await _start_referee(self.dir.logs, token, self.cfg.listen, tls,
+                                            self.sandbox.socket if self.sandbox else None)
         self._channel = _control_channel(self.referee.address, self.lcfg)
         self.stub = control_pb2_grpc.ControlServiceStub(self._channel)
         self.md = (("authorization", f"Bearer {token}"),)
+        if self.sandbox is not None:
+            self.dir.bot_logs.mkdir(parents=True, exist_ok=True)
+            self.launcher = Launcher(self.sandbox, self.referee.address, self.stub, self.md, self.dir.bot_logs,
+                                     self.planner.connections_needed())
         await self.sink.open(self.run_id)
         self.sink.rate(self.run_id, past_gaps=True)   # what a killed service stored and did not get to rate
         self._pending = {g.idx: g for g in self.store.pending(self.run_id)}
@@ -150,7 +167,13 @@ class Scheduler:
             await self.close()
 
     async def close(self) -> None:
+        if self.launcher is not None:
+            await self.launcher.close()
+            self.launcher = None
         await self.sink.close()
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
         if self.referee is not None:
             await self._channel.close()
             await asyncio.to_thread(self.referee.stop)
@@ -170,7 +193,9 @@ class Scheduler:
             if b is None:
                 continue
             digest = b.token_sha256 if e.status is not Status.RETIRED else "retired"
-            if self._registered.get(name) != digest:
+            if b.kind is BotKind.COMMAND and e.status is not Status.RETIRED:
+                pass   # an uploaded bot: the launcher registers each start of its processes
+            elif self._registered.get(name) != digest:
                 # A retired bot's name gets a digest of no token: its connections are refused from now on.
                 real = digest if e.status is not Status.RETIRED else secrets.token_hex(32)
                 await self.stub.RegisterBot(control_pb2.RegisterBotRequest(name=name, token_sha256=bytes.fromhex(real)),
@@ -182,6 +207,12 @@ class Scheduler:
             if name not in self.ctx.versions or not self.planner.busy[name]:
                 self.ctx.versions[name] = b.version
         changing = {n for n, b in bots.items() if n in self.ctx.versions and self.ctx.versions[n] != b.version}
+        if self.launcher is not None:
+            uploaded = {n: b for n, b in bots.items() if b.kind is BotKind.COMMAND and n in entries
+                        and entries[n].status is Status.ACTIVE}
+            started = await self.launcher.sync({n: b for n, b in uploaded.items() if n not in changing},
+                                               keep=changing & set(uploaded))
+            self._registered.update(started)
         info = await self.stub.ListBots(control_pb2.ListBotsRequest(), metadata=self.md)
         live = {b.name: b.connections - b.suspect_connections for b in info.bots}
         need = self.planner.connections_needed()
@@ -280,15 +311,16 @@ def _control_channel(address: str, cfg: LadderConfig) -> grpc.aio.Channel:
     return grpc.aio.secure_channel(address, creds, options=[("grpc.ssl_target_name_override", cfg.tls_name)])
 
 
-async def _start_referee(logs: Path, token: str, address: str, tls: tuple[str, str] | None,
+async def _start_referee(logs: Path, token: str, address: str, tls: tuple[str, str] | None, unix_socket: str | None,
                          wait_s: float = 60.0) -> RefereeProcess:
-    """The ladder's referee on ``address``; a killed service's referee may hold the port for a while (it drains on
-    its parent's death, 30 s at most), so a refused start is tried again for ``wait_s``."""
+    """The ladder's referee on ``address`` (and ``unix_socket``: the sandbox's); a killed service's referee may hold
+    the port for a while (it drains on its parent's death, 30 s at most), so a refused start is tried again for
+    ``wait_s``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
     while True:
         try:
-            return await asyncio.to_thread(RefereeProcess, logs, token, address, tls=tls)
+            return await asyncio.to_thread(RefereeProcess, logs, token, address, tls=tls, unix_socket=unix_socket)
         except Exception as e:   # noqa: BLE001 - arena.errors.ArenaError: the port is taken, most likely
             if loop.time() > deadline:
                 raise

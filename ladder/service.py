@@ -27,7 +27,8 @@ from pathlib import Path
 import uvicorn
 
 from . import logs
-from .api import create_ladder_app
+from .api import Intake, create_ladder_app
+from .builds import Builder
 from .config import LadderDir
 from .errors import Conflict, LadderError
 from .scheduler import Scheduler
@@ -121,14 +122,20 @@ async def _serve(d: LadderDir, cfg, referee_address: str, web_host: str, web_por
         loop.add_signal_handler(sig, stop.set)
     scheduler = Scheduler(d, cfg, referee_address)
     web: WebThread | None = None
+    builder: Builder | None = None
     try:
         await scheduler.start()
+        intake = Intake(refused=scheduler.no_uploads)
+        if scheduler.sandbox is not None:
+            builder = Builder(d, cfg, scheduler.sandbox)
+            builder.start()
+            intake.wake = builder.wake
         sock = _listen(web_host, web_port)
         host, port = sock.getsockname()[:2]
         hosts = ["localhost", "127.0.0.1", "[::1]", *cfg.allowed_hosts]
         if host not in ("0.0.0.0", "::"):
             hosts.append(f"[{host}]" if ":" in host else host)
-        app = create_ladder_app(d, scheduler.gauges, allowed_hosts=hosts)
+        app = create_ladder_app(d, scheduler.gauges, allowed_hosts=hosts, intake=intake)
         web = WebThread(app, sock, (cfg.tls_cert, cfg.tls_key) if cfg.tls_cert else None)
         web.start()
         scheme = "https" if cfg.tls_cert else "http"
@@ -142,6 +149,8 @@ async def _serve(d: LadderDir, cfg, referee_address: str, web_host: str, web_por
         d.serve_json.unlink(missing_ok=True)
         if web is not None:
             web.stop()
+        if builder is not None:
+            await asyncio.to_thread(builder.stop)
         if scheduler.referee is not None:
             await scheduler.close()
         log.info("stopped")

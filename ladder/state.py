@@ -32,6 +32,9 @@ CREATE TABLE IF NOT EXISTS refusals (at REAL NOT NULL, author TEXT, action TEXT 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS submissions (at REAL NOT NULL, author TEXT NOT NULL, bot TEXT NOT NULL, kind TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS submissions_by_author ON submissions (author, at);
+CREATE TABLE IF NOT EXISTS uploads (
+    id INTEGER PRIMARY KEY, bot TEXT NOT NULL, author TEXT NOT NULL, at REAL NOT NULL, status TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '', report TEXT NOT NULL DEFAULT '', version INTEGER);
 """
 
 #: Author names: what a URL path and a log line carry without escaping.
@@ -44,6 +47,40 @@ class Status(StrEnum):
     ACTIVE = "active"
     PAUSED = "paused"
     RETIRED = "retired"
+
+
+class UploadStatus(StrEnum):
+    """Where an upload is: waiting, its image being built, the checker running, then entered or failed."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    CHECKING = "checking"
+    ENTERED = "entered"
+    FAILED = "failed"
+
+    @property
+    def done(self) -> bool:
+        return self in (UploadStatus.ENTERED, UploadStatus.FAILED)
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One uploaded folder of a bot (``DIR/uploads/ID``): its status, why (``detail``), the checker's report, and the
+    version it became."""
+
+    id: int
+    bot: str
+    author: str
+    at: float
+    status: UploadStatus
+    detail: str
+    report: str
+    version: int | None
+
+    def public(self, report: bool = False) -> dict:
+        out = {"upload": self.id, "bot": self.bot, "at": self.at, "status": str(self.status), "detail": self.detail,
+               "version": self.version}
+        return {**out, "report": self.report} if report else out
 
 
 @dataclass(frozen=True)
@@ -190,6 +227,36 @@ class LadderState:
         return [Entry(b, a, Status(s)) for b, a, s in
                 self.db.execute(f"SELECT bot, author, status FROM entries {where} ORDER BY bot", args)]
 
+    # -- uploads --------------------------------------------------------------------------------------
+    def add_upload(self, author: str, bot: str) -> int:
+        with self.tx():
+            return self.db.execute("INSERT INTO uploads (bot, author, at, status) VALUES (?, ?, ?, ?)",
+                                   (bot, author, time.time(), UploadStatus.QUEUED.value)).lastrowid
+
+    def set_upload(self, upload: int, status: UploadStatus, detail: str = "", report: str | None = None,
+                   version: int | None = None) -> None:
+        with self.tx():
+            self.db.execute("UPDATE uploads SET status = ?, detail = ?, report = COALESCE(?, report), "
+                            "version = COALESCE(?, version) WHERE id = ?", (status.value, detail, report, version, upload))
+
+    _UPLOAD = "SELECT id, bot, author, at, status, detail, report, version FROM uploads"
+
+    def upload(self, upload: int) -> Upload | None:
+        row = self.db.execute(f"{self._UPLOAD} WHERE id = ?", (upload,)).fetchone()
+        return None if row is None else Upload(*row[:4], UploadStatus(row[4]), *row[5:])
+
+    def uploads(self, author: str | None = None, limit: int = 50) -> list[Upload]:
+        """The newest uploads first (``author``: theirs only)."""
+        where, args = ("WHERE author = ?", (author,)) if author else ("", ())
+        rows = self.db.execute(f"{self._UPLOAD} {where} ORDER BY id DESC LIMIT ?", (*args, limit))
+        return [Upload(*r[:4], UploadStatus(r[4]), *r[5:]) for r in rows]
+
+    def next_upload(self) -> Upload | None:
+        """The oldest upload not done: one a stopped service was building or checking first (it starts again)."""
+        row = self.db.execute(f"{self._UPLOAD} WHERE status NOT IN (?, ?) ORDER BY id LIMIT 1",
+                              (UploadStatus.ENTERED.value, UploadStatus.FAILED.value)).fetchone()
+        return None if row is None else Upload(*row[:4], UploadStatus(row[4]), *row[5:])
+
     # -- the whole ladder -------------------------------------------------------------------------------
     @property
     def paused(self) -> bool:
@@ -203,4 +270,4 @@ class LadderState:
                 self.db.execute("DELETE FROM meta WHERE key = 'paused'")
 
 
-__all__ = ["AUTHOR_NAME", "Author", "Entry", "LadderState", "Status"]
+__all__ = ["AUTHOR_NAME", "Author", "Entry", "LadderState", "Status", "Upload", "UploadStatus"]

@@ -410,6 +410,10 @@ def check(
     report: Annotated[Path | None, typer.Option(help="also write the results as JSON to this file")] = None,
     keep_going: Annotated[bool, typer.Option(help="run every check even after a crash or a timeout")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show the bot's output and what each check saw")] = False,
+    sandbox: Annotated[str | None, typer.Option(help="docker: run the bot in the arena's sandbox (docs/sandbox.md), its "
+                                                     "files from the current directory under /bot")] = None,
+    image: Annotated[str | None, typer.Option(help="with --sandbox docker: run COMMAND in this image (default: the "
+                                                   "project's base image, `make images`)")] = None,
 ) -> None:
     """Check a bot: launch COMMAND against a private referee and drive it through every ruleset and edge case.
 
@@ -427,4 +431,27 @@ def check(
         command = shlex.split(command[0])
     opts = CheckOptions(name=name, deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, connect_timeout=connect_timeout,
                         only=list(only or []), report=str(report) if report else None, keep_going=keep_going, verbose=verbose)
-    raise typer.Exit(run_check([expand(a) for a in command], opts))
+    if sandbox is None:
+        if image:
+            _fail("--image runs the bot in a container: give --sandbox docker too")
+        raise typer.Exit(run_check([expand(a) for a in command], opts))
+    if sandbox != "docker":
+        _fail(f"--sandbox {sandbox}: the one sandbox is docker")
+    from arena.errors import ArenaError
+    from arena.sandbox import SANDBOX_PYTHON, BotSandbox, resolve_image
+    from arena.store import Bot, BotKind
+    from conformance import Contained
+
+    try:
+        box = BotSandbox()
+        image_id = resolve_image(name, image=image, docker_client=box.client)[0] if image else None
+    except ArenaError as e:
+        _fail(str(e))
+    command = [expand(a, SANDBOX_PYTHON) for a in command]
+    bot = Bot(name, BotKind.COMMAND, shlex.join(command), str(Path.cwd()), {}, 1, "", False, image=image_id)
+    opts.contained = Contained(runtime=lambda socket: box.runtime_at(bot, socket), address=box.address)
+    try:
+        code = run_check(command, opts)
+    finally:
+        box.close()
+    raise typer.Exit(code)

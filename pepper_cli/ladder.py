@@ -104,12 +104,20 @@ def enter(name: Annotated[str, typer.Argument(help="The bot's name on the ladder
                                            "(or $PEPPER_LADDER_KEY, which keeps it off the command line).")],
           remote: Annotated[bool, typer.Option("--remote", help="A bot you run yourself: it connects with the "
                                                "token printed.")] = False,
+          upload: Annotated[Path | None, typer.Option("--upload", help="A bot the ladder runs: its folder, with a "
+                                                      "pepper-bot.toml (its command) or a Dockerfile.")] = None,
+          wait: Annotated[float, typer.Option(help="With --upload: seconds to wait for its build and check.")] = 3600.0,
           ca: Annotated[str | None, typer.Option("--ca", help="PEM CA file of a TLS ladder.")] = None) -> None:
-    """Enter a bot (again: a new version); prints its token as the last line."""
+    """Enter a bot (again: a new version). --remote prints its token as the last line; --upload waits for the
+    ladder to build and check it, prints the checker's report, and exits 1 if it was not entered."""
     from ladder.client import ServerError, enter_remote
 
-    if not remote:
-        fail("say how the bot runs: --remote (you run it, and it connects with the token printed)")
+    if remote == (upload is not None):
+        fail("say how the bot runs: --remote (you run it, and it connects with the token printed) or --upload FOLDER "
+             "(the ladder builds, checks and runs it)")
+    if upload is not None:
+        _enter_upload(server, key, name, upload, ca, wait)
+        return
     try:
         got = enter_remote(server, key, name, ca)
     except ServerError as e:
@@ -117,6 +125,24 @@ def enter(name: Annotated[str, typer.Argument(help="The bot's name on the ladder
     typer.echo(f"bot {got['bot']} version {got['version']} entered for {got['author']}; run it with "
                f"PEPPER_BOT_NAME={got['bot']}, PEPPER_REFEREE=<the ladder's referee> and this PEPPER_TOKEN:")
     typer.echo(got["token"])
+
+
+def _enter_upload(server: str, key: str, name: str, folder: Path, ca: str | None, wait: float) -> None:
+    from ladder.client import ServerError, follow, upload
+    from ladder.errors import LadderError
+
+    try:
+        u = upload(server, key, name, folder, ca)
+        typer.echo(f"upload {u['upload']} of bot {name} taken; the ladder builds and checks it in its sandbox", err=True)
+        u = follow(server, key, u["upload"], ca, wait, progress=lambda u: typer.echo(f"  {u['status']}: {u['detail']}",
+                                                                                     err=True))
+    except LadderError as e:   # ServerError, or a folder it will not pack (BadUpload)
+        fail(str(e), EXIT_FAILED if isinstance(e, ServerError) else 2)
+    if u.get("report"):
+        typer.echo(u["report"].rstrip())
+    if u["status"] != "entered":
+        fail(f"bot {name} was not entered: {u['detail']}", EXIT_FAILED)
+    typer.echo(f"bot {name} entered: {u['detail']}")
 
 
 @admin_app.callback()
