@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
+from arena.store import BotKind
 from web.app import HERE as WEB_HERE
 from web.app import LOCAL_HOSTS, create_app
 
@@ -133,8 +134,12 @@ def router(d: LadderDir, gauges: Gauges | None = None, intake: Intake | None = N
         """The author's bots: status and versions."""
         with stores(d) as (state, store):
             author = state.author_of_key(_key(authorization), "me")
-            bots = [{"bot": e.bot, "status": str(e.status), "versions": [v.version for v in store.versions(e.bot)]}
-                    for e in state.entries(author)]
+            bots = []
+            for e in state.entries(author):
+                bot = store.bot(e.bot)
+                kind = "none yet" if bot is None else "remote" if bot.kind is BotKind.REMOTE else "uploaded"
+                bots.append({"bot": e.bot, "status": str(e.status), "kind": kind,
+                             "versions": [v.version for v in store.versions(e.bot)]})
             uploads = [u.public(report=True) for u in state.uploads(author, limit=20)]
         return {"author": author, "bots": bots, "uploads": uploads, "uploads_refused": intake.refused}
 

@@ -3,31 +3,8 @@ the browser's storage, never in a URL), enters a bot and sees its token, and the
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import needs
 import pytest
 from ladder_harness import Ladder, http
-
-
-@pytest.fixture
-def page():
-    needs.require("chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=needs.CHROMIUM if Path(needs.CHROMIUM).exists() else shutil.which("chromium"))
-        ctx = b.new_context(viewport={"width": 1280, "height": 900})
-        pg = ctx.new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        urls: list[str] = []
-        pg.on("request", lambda r: urls.append(r.url))
-        pg.urls = urls
-        yield pg
-        b.close()
-        assert not errors, errors
 
 
 @pytest.fixture

@@ -163,3 +163,30 @@ def test_an_uploaded_bot_is_checked_in_the_sandbox_entered_and_plays_a_remote_bo
     # The service took its containers with it.
     wait_for("abot's containers gone", lambda: not docker_client.containers.list(
         all=True, filters={"label": "pepper.bot=abot"}), timeout=30)
+
+
+def test_an_author_uploads_a_bot_in_the_browser_and_reads_its_report_and_log(ladder, tmp_path, page):
+    ladder.serve()
+    alice = ladder.invite("alice")
+    page.goto(f"{ladder.web}/ladder/me")
+    page.fill("#key", alice)
+    page.click("#sign-in button")
+    page.wait_for_selector("#signed-in:not([hidden])")
+    page.fill("#upload-name", "webup")
+    page.set_input_files("#upload-file", files=[{"name": "webup.tar.gz", "mimeType": "application/gzip",
+                                                "buffer": pack(_bot_folder(tmp_path, "webup"))}])
+    page.click("#upload button")
+    # The page follows the upload until it is entered, then lists the bot; its report and its log are a click away.
+    page.wait_for_selector("#my-uploads tr[data-status=entered]", timeout=60_000)
+    page.click("#my-uploads details summary")
+    assert "0 failed" in page.inner_text("#my-uploads details pre")
+    page.wait_for_selector("#my-bots tr[data-bot=webup] .show-log")
+    page.click("#my-bots tr[data-bot=webup] .show-log")
+    page.wait_for_selector("#log:not([hidden])")
+    assert page.inner_text("#log-bot") == "webup"
+    # A folder that is not a bot's is refused at once, with the reason.
+    page.set_input_files("#upload-file", files=[{"name": "x.zip", "mimeType": "application/zip", "buffer": b"not a zip"}])
+    page.click("#upload button")
+    page.wait_for_selector("#message .error")
+    assert "neither a gzipped tar" in page.inner_text("#message")
+    assert not [u for u in page.urls if alice in u]
