@@ -103,9 +103,9 @@ class Builder:
                                  "how the bot starts")
                 return
         state.set_upload(u.id, UploadStatus.CHECKING, "running the conformance checker in the sandbox")
-        files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+        # Its files are its whole folder (one mount, /bot), and the folder's digest its version's.
         build = Build(BotKind.COMMAND, command, None if image else str(folder), {}, manifest.processes,
-                      None if image else tuple(files), image or files_digest(files, str(folder)), image=image)
+                      None if image else (".",), image or files_digest(["."], str(folder)), image=image)
         passed, report = self.check(u.bot, build)
         if self._stop.is_set():
             # The service stopped during the check (its sandbox too): the verdict is not the bot's. The upload stays

@@ -448,7 +448,8 @@ def check(
     except ArenaError as e:
         _fail(str(e))
     command = [expand(a, SANDBOX_PYTHON) for a in command]
-    bot = Bot(name, BotKind.COMMAND, shlex.join(command), str(Path.cwd()), {}, 1, "", False, image=image_id)
+    # Its files: the whole current directory, mounted at /bot.
+    bot = Bot(name, BotKind.COMMAND, shlex.join(command), str(Path.cwd()), {}, 1, "", False, files=(".",), image=image_id)
     opts.contained = Contained(runtime=lambda socket: box.runtime_at(bot, socket), address=box.address)
     try:
         code = run_check(command, opts)
