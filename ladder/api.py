@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
-from arena.store import BotKind
+from arena.store import BotKind, token_sha256
 from web.app import HERE as WEB_HERE
 from web.app import LOCAL_HOSTS, create_app
 
@@ -48,11 +48,17 @@ class Unavailable(LadderError):
 
 @dataclass
 class Intake:
-    """What the submission API needs of the running service to take uploads: why it cannot ("" when it can), and
-    how to tell its builder that one is waiting."""
+    """What the submission API needs of the running service: why it cannot take uploads ("" when it can), how to
+    tell its builder that one is waiting, and whether its referee knows a bot's token (by its digest) yet, after a
+    nudge to look."""
 
     refused: str = "this ladder's server is not running its builder"
     wake: Callable[[], None] = lambda: None
+    knows: Callable[[str, str], bool] = lambda bot, digest: True
+    nudge: Callable[[], None] = lambda: None
+
+
+REGISTER_WAIT_S = 5.0   # how long entering a remote bot waits for the referee to know its token
 
 
 def _key(authorization: str | None) -> str | None:
@@ -75,6 +81,11 @@ def router(d: LadderDir, gauges: Gauges | None = None, intake: Intake | None = N
             if kind != "remote":
                 raise LadderError(f"kind {kind!r}: this ladder takes remote bots (kind \"remote\")")
             e = entries.enter_remote(state, store, author, name, per_hour)
+        # The token is answered once the referee knows it: a bot started the moment it is printed is not refused.
+        intake.nudge()
+        deadline = time.monotonic() + REGISTER_WAIT_S
+        while not intake.knows(e.bot, token_sha256(e.token)) and time.monotonic() < deadline:
+            time.sleep(0.05)
         return {"bot": e.bot, "version": e.version, "token": e.token, "author": author}
 
     @api.post("/api/ladder/bots/{name}/uploads", status_code=202)

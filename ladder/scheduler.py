@@ -117,6 +117,14 @@ class Scheduler:
         self.no_uploads = "" if cfg.uploads else "this ladder takes remote bots only (uploads = false in ladder.toml)"
         self.launcher: Launcher | None = None
 
+    def knows(self, bot: str, digest: str) -> bool:
+        """Whether the referee has ``bot``'s token of this digest (read from the web app's threads)."""
+        return self._registered.get(bot) == digest
+
+    def nudge(self) -> None:
+        """Look at the stores now rather than at the next SYNC_S (from any thread)."""
+        self._loop.call_soon_threadsafe(self._wake.set)
+
     @property
     def address(self) -> str:
         assert self.referee is not None, "start() first"
@@ -124,6 +132,7 @@ class Scheduler:
 
     async def start(self) -> None:
         """Start the referee (with the sandbox's socket when the ladder takes uploads) and the result writer."""
+        self._loop = asyncio.get_running_loop()
         token = secrets.token_urlsafe(24)
         tls = (self.lcfg.tls_cert, self.lcfg.tls_key) if self.lcfg.tls_cert else None
         if self.lcfg.uploads:

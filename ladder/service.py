@@ -125,7 +125,7 @@ async def _serve(d: LadderDir, cfg, referee_address: str, web_host: str, web_por
     builder: Builder | None = None
     try:
         await scheduler.start()
-        intake = Intake(refused=scheduler.no_uploads)
+        intake = Intake(refused=scheduler.no_uploads, knows=scheduler.knows, nudge=scheduler.nudge)
         if scheduler.sandbox is not None:
             builder = Builder(d, cfg, scheduler.sandbox)
             builder.start()

@@ -5,11 +5,14 @@ draining, and `kill -9` losing no game and storing none twice."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
-from ladder_harness import Ladder, http, pepper, wait_for
+from ladder_harness import ROOT, Ladder, http, pepper, wait_for
 
 
 @pytest.fixture
@@ -160,3 +163,24 @@ def test_a_paused_or_disconnected_bot_is_not_scheduled_until_it_is_back(ladder):
     # Whatever was planned as it left (a game the referee refused to start without it) is played once it is back.
     wait_for("every game planned while it was gone", lambda: ladder.db(
         "SELECT COUNT(*) FROM games WHERE idx < ?", (gone_at,))[0][0] == gone_at, timeout=30)
+
+
+def test_a_bot_started_the_moment_its_token_is_answered_is_not_refused(ladder):
+    ladder.serve()
+    alice = ladder.invite("alice")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PEPPER_")} | {"PEPPER_REFEREE": ladder.referee}
+    bots = {}
+    try:
+        for name in ("eager1", "eager2", "eager3"):
+            token = ladder.enter(alice, name)
+            # One try, no restarts: an SDK bot whose token the referee does not know yet exits at once.
+            bots[name] = subprocess.Popen([sys.executable, "-m", "sample_bots", "random"], cwd=ROOT,
+                                          env=env | {"PEPPER_BOT_NAME": name, "PEPPER_TOKEN": token},
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wait_for("the bots connected", lambda: any(b.poll() is not None for b in bots.values()) or all(
+            b["available"] for b in http("GET", f"{ladder.web}/api/ladder/status")[1]["bots"]))
+        assert not [(n, b.stderr.read()) for n, b in bots.items() if b.poll() is not None]
+    finally:
+        for b in bots.values():
+            b.terminate()
+            b.wait(10)
