@@ -1,20 +1,23 @@
 """Ladder soak: a real `pepper ladder serve` under churn, killed with -9 and restarted, and what it lost.
 
-    python bench/ladder.py --soak SECONDS [--bots 24] [--kills 3] [--ruleset pepper-30 --players 2] [--seed 1]
+    python bench/ladder.py --soak SECONDS [--bots 24] [--kills 3] [--uploads 3] [--ruleset pepper-30 --players 2]
 
 For SECONDS, ``--bots`` remote sample bots (random and heuristic, each restarted when it exits, as an author would
 run it) connect and disconnect at random; authors enter new versions of their bots (a new token, the bot restarted
 with it) and try what their keys may not (another author's bot, a wrong key: each must be refused); the service is
-killed with -9 ``--kills`` times, evenly spaced, and started again. Then every bot connects, and the bench waits
-for every game planned so far to be stored, and stops the service with SIGTERM. It prints:
+killed with -9 ``--kills`` times, evenly spaced, and started again. Meanwhile an author uploads ``--uploads``
+versions of a bot the ladder runs (built and checked in its Docker sandbox: ``make images`` first; ``--uploads 0``
+without Docker). Then every bot connects, and the bench waits for every upload to be checked and every game
+planned so far to be stored, and stops the service with SIGTERM. It prints:
 
 - games played: the games stored;
 - lost: games planned before the end and never stored (must be 0);
 - stored twice: plan indexes with more than one stored game (must be 0);
 - refused unauthorized actions: as the service counted them, and how many the bench tried (they must match);
+- uploads: how many were entered, of those sent (all must be);
 - peak memory: the service's and its referee's largest resident set (VmHWM), over every restart.
 
-Exits 1 when a game was lost or stored twice, or an unauthorized action was not refused.
+Exits 1 when a game was lost or stored twice, an unauthorized action was not refused, or an upload not entered.
 """
 
 from __future__ import annotations
@@ -46,14 +49,33 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def request(method: str, url: str, key: str, body: dict | None = None) -> tuple[int, dict]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode() if body is not None else None, method=method,
-                                 headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+def request(method: str, url: str, key: str, body: dict | bytes | None = None) -> tuple[int, dict]:
+    raw = isinstance(body, bytes)
+    req = urllib.request.Request(url, data=body if raw else None if body is None else json.dumps(body).encode(),
+                                 method=method, headers={"Authorization": f"Bearer {key}",
+                                                         "Content-Type": "application/gzip" if raw else "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=60) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
-        return e.code, {}
+        try:
+            return e.code, json.loads(e.read())
+        except ValueError:
+            return e.code, {}
+
+
+# The bot an author uploads: the SDK's smallest bot (sdk/python/README.md), with its manifest.
+UPLOADED_BOT = """from pepper_bot import Bot, main
+
+
+class FirstLegal(Bot):
+    def decide(self, view: dict) -> str:
+        return view["legal_actions"][0]
+
+
+if __name__ == "__main__":
+    main(FirstLegal())
+"""
 
 
 def peak_kib(pid: int) -> int:
@@ -84,6 +106,8 @@ class Soak:
         self.peak = {"service": 0, "referee": 0}
         self.bots: dict[str, dict] = {}     # name -> author, key, token, process (None: down), kind
         self.tried = 0
+        self.uploaded = 0                   # uploads sent (each a new version of "upbot")
+        self.uploader = ""                  # their author's key
 
     # -- the service ---------------------------------------------------------------------------------------
     def serve(self) -> None:
@@ -146,6 +170,26 @@ class Soak:
         if status not in (401, 403):
             sys.exit(f"an unauthorized action on {theirs} was answered {status}")
 
+    def upload(self) -> None:
+        """A new version of the uploaded bot (its folder changed), sent without waiting for its check."""
+        from ladder.uploads import pack
+
+        self.uploaded += 1
+        folder = self.dir.parent / f"upbot-{self.uploaded}"
+        folder.mkdir()
+        (folder / "bot.py").write_text(UPLOADED_BOT)
+        (folder / "pepper-bot.toml").write_text('command = "{python} bot.py"\n')
+        (folder / "VERSION").write_text(f"{self.uploaded}\n")
+        status, got = request("POST", f"{self.web}/api/ladder/bots/upbot/uploads", self.uploader, pack(folder))
+        if status != 202:
+            sys.exit(f"uploading upbot: {status} {got.get('detail', '')} (--uploads 0 for a ladder without Docker)")
+
+    def uploads_done(self) -> tuple[int, int]:
+        """(uploads entered, uploads failed) so far."""
+        with sqlite3.connect(f"file:{self.dir / 'ladder.db'}?mode=ro", uri=True) as c:
+            rows = dict(c.execute("SELECT status, COUNT(*) FROM uploads GROUP BY status").fetchall())
+        return rows.get("entered", 0), rows.get("failed", 0)
+
     # -- the soak -------------------------------------------------------------------------------------------------
     def run(self) -> int:
         a = self.args
@@ -161,11 +205,17 @@ class Soak:
             self.bots[f"bot{i}"] = {"author": author, "key": key, "kind": ("random", "heuristic")[i % 2], "process": None}
             self.enter(f"bot{i}")
             self.start_bot(f"bot{i}")
+        if a.uploads:
+            self.uploader = admin.invite(LadderDir(self.dir), "uploader")
         start = time.monotonic()
         kills = [start + a.soak * (k + 1) / (a.kills + 1) for k in range(a.kills)]
+        uploads = [start + a.soak * k / a.uploads for k in range(a.uploads)]
         try:
             while time.monotonic() - start < a.soak:
                 self.sample_memory()
+                if uploads and time.monotonic() >= uploads[0]:
+                    uploads.pop(0)
+                    self.upload()
                 if kills and time.monotonic() >= kills[0]:
                     kills.pop(0)
                     self.service.send_signal(signal.SIGKILL)
@@ -196,8 +246,11 @@ class Soak:
         for name, b in self.bots.items():
             if b["process"] is None:
                 self.start_bot(name)
-        planned = self.db("SELECT COUNT(*) FROM planned_games")[0][0]
         deadline = time.monotonic() + 180
+        while self.uploaded and sum(self.uploads_done()) < self.uploaded and time.monotonic() < deadline:
+            self.sample_memory()
+            time.sleep(0.5)
+        planned = self.db("SELECT COUNT(*) FROM planned_games")[0][0]
         while self.missing(planned) and time.monotonic() < deadline:
             self.sample_memory()
             time.sleep(0.5)
@@ -215,9 +268,14 @@ class Soak:
         print(f"lost:                         {lost}")
         print(f"stored twice:                 {twice}")
         print(f"refused unauthorized actions: {refused} (of {self.tried} tried)")
+        entered, failed = self.uploads_done() if self.uploaded else (0, 0)
+        upbot = self.db("SELECT COUNT(DISTINCT game_id) FROM game_seats WHERE bot = 'upbot'")[0][0]
+        print(f"uploads:                      {entered} entered (of {self.uploaded} sent; {failed} failed); "
+              f"the uploaded bot played {upbot} games")
         print(f"peak memory:                  service {self.peak['service'] / 1024:.0f} MiB, "
               f"referee {self.peak['referee'] / 1024:.0f} MiB")
-        return 0 if lost == twice == 0 and refused == self.tried and code == 0 and games > 0 else 1
+        return 0 if (lost == twice == 0 and refused == self.tried and code == 0 and games > 0
+                     and entered == self.uploaded) else 1
 
     def db(self, sql: str, args: tuple = ()) -> list[tuple]:
         with sqlite3.connect(f"file:{self.dir / 'arena.db'}?mode=ro", uri=True) as c:
@@ -232,6 +290,7 @@ def main() -> int:
     ap.add_argument("--soak", type=float, required=True, metavar="SECONDS", help="how long the churn lasts")
     ap.add_argument("--bots", type=int, default=24, help="remote bots, two per author")
     ap.add_argument("--kills", type=int, default=3, help="kill -9 and restart the service this many times")
+    ap.add_argument("--uploads", type=int, default=3, help="versions of a bot uploaded during the soak (Docker)")
     ap.add_argument("--ruleset", default="pepper-30")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--max-in-flight", type=int, default=16)
