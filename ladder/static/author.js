@@ -85,19 +85,7 @@ async function retireBot(bot) {
     await authed(`/api/ladder/bots/${encodeURIComponent(bot)}/retire`, {method: "POST"});
     say(`${bot} is retired.`);
   } catch (e) { say(e.message, true); }
-  document.getElementById("upload").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const name = document.getElementById("upload-name").value.trim();
-  const file = document.getElementById("upload-file").files[0];
-  try {
-    const got = await authed(`/api/ladder/bots/${encodeURIComponent(name)}/uploads`,
-      {method: "POST", body: file, headers: {"Content-Type": "application/octet-stream"}});
-    say(`Upload #${got.upload} of ${got.bot} taken: it is built and checked now.`);
-  } catch (e) { say(e.message, true); }
   showMe();
-});
-
-showMe();
 }
 
 document.getElementById("sign-in").addEventListener("submit", (ev) => {
@@ -105,38 +93,14 @@ document.getElementById("sign-in").addEventListener("submit", (ev) => {
   localStorage.setItem(KEY, document.getElementById("key").value.trim());
   document.getElementById("key").value = "";
   say("");
-  document.getElementById("upload").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const name = document.getElementById("upload-name").value.trim();
-  const file = document.getElementById("upload-file").files[0];
-  try {
-    const got = await authed(`/api/ladder/bots/${encodeURIComponent(name)}/uploads`,
-      {method: "POST", body: file, headers: {"Content-Type": "application/octet-stream"}});
-    say(`Upload #${got.upload} of ${got.bot} taken: it is built and checked now.`);
-  } catch (e) { say(e.message, true); }
   showMe();
-});
-
-showMe();
 });
 
 document.getElementById("sign-out").addEventListener("click", () => {
   localStorage.removeItem(KEY);
   fill(document.querySelector("#my-bots tbody"));
   document.getElementById("token").hidden = true;
-  document.getElementById("upload").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const name = document.getElementById("upload-name").value.trim();
-  const file = document.getElementById("upload-file").files[0];
-  try {
-    const got = await authed(`/api/ladder/bots/${encodeURIComponent(name)}/uploads`,
-      {method: "POST", body: file, headers: {"Content-Type": "application/octet-stream"}});
-    say(`Upload #${got.upload} of ${got.bot} taken: it is built and checked now.`);
-  } catch (e) { say(e.message, true); }
   showMe();
-});
-
-showMe();
 });
 
 document.getElementById("enter-remote").addEventListener("submit", async (ev) => {
@@ -149,19 +113,7 @@ document.getElementById("enter-remote").addEventListener("submit", async (ev) =>
     document.getElementById("token").hidden = false;
     say("");
   } catch (e) { say(e.message, true); }
-  document.getElementById("upload").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const name = document.getElementById("upload-name").value.trim();
-  const file = document.getElementById("upload-file").files[0];
-  try {
-    const got = await authed(`/api/ladder/bots/${encodeURIComponent(name)}/uploads`,
-      {method: "POST", body: file, headers: {"Content-Type": "application/octet-stream"}});
-    say(`Upload #${got.upload} of ${got.bot} taken: it is built and checked now.`);
-  } catch (e) { say(e.message, true); }
   showMe();
-});
-
-showMe();
 });
 
 document.getElementById("upload").addEventListener("submit", async (ev) => {

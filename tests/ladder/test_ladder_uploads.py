@@ -178,6 +178,7 @@ def test_an_author_uploads_a_bot_in_the_browser_and_reads_its_report_and_log(lad
     page.click("#upload button")
     # The page follows the upload until it is entered, then lists the bot; its report and its log are a click away.
     page.wait_for_selector("#my-uploads tr[data-status=entered]", timeout=60_000)
+    assert len(page.query_selector_all("#my-uploads tbody tr")) == 1   # one click, one upload
     page.click("#my-uploads details summary")
     assert "0 failed" in page.inner_text("#my-uploads details pre")
     page.wait_for_selector("#my-bots tr[data-bot=webup] .show-log")
