@@ -129,8 +129,12 @@ def test_a_killed_match_resumes_where_it_stopped(tmp_path):
     again = pepper(tmp_path, *cmd[4:-2])
     assert again.returncode == 0 and "H1 accepted" in again.stdout, again.stdout + again.stderr
     # It went on from the games stored: its first line counts the complete blocks played before the kill (in plan
-    # order, up to the first one a game of which was in flight), and it played the rest.
-    assert int(LLR.findall(again.stdout)[0][2]) >= 2 and games(tmp_path) > stored
+    # order, up to the first one a game of which was in flight), and it played the rest. (On a loaded machine one slow
+    # game of an early block holds that count back while later blocks finish: the killed match may have stored every
+    # block the decision needs, and then there is nothing left to play.)
+    lines = LLR.findall(again.stdout)
+    first, decided = int(lines[0][2]), int(lines[-1][2])
+    assert first >= 2 and (decided == first or games(tmp_path) > stored), again.stdout
 
 
 def test_the_default_statistic_is_the_margin_and_a_match_stored_on_the_score_resumes_on_it(tmp_path):

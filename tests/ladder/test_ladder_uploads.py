@@ -1,7 +1,8 @@
 """Uploaded bots: the archive refused when it would reach outside its folder (no Docker needed), and on a real
 ladder service with a real Docker Engine, a folder uploaded with `pepper ladder enter --upload`, checked by the
 conformance checker in the sandbox, entered, run in its container and playing a remote bot; a failing upload
-reported and not entered; a bot's log for its author alone."""
+reported and not entered; new versions, one of them built from its Dockerfile; a bot's log for its author alone;
+the upload form in Chromium."""
 
 from __future__ import annotations
 
@@ -158,6 +159,18 @@ def test_an_uploaded_bot_is_checked_in_the_sandbox_entered_and_plays_a_remote_bo
     assert _enter_upload(ladder, alice, "abot", v2).stdout.strip().splitlines()[-1] == "bot abot entered: version 2"
     wait_for("games of version 2", lambda: ladder.db(
         "SELECT COUNT(*) FROM game_seats WHERE bot = 'abot' AND version = 2")[0][0] >= 3, timeout=90)
+    # A folder with a Dockerfile is built by the sandbox's builder (no network), then checked and run as its image.
+    v3 = tmp_path / "abot3"
+    v3.mkdir()
+    shutil.copy(HOSTILE, v3 / "bot.py")
+    (v3 / "Dockerfile").write_text('FROM pepper-python:latest\nCOPY bot.py /app/bot.py\nWORKDIR /app\n'
+                                   'CMD ["python3", "bot.py"]\n')
+    built = _enter_upload(ladder, alice, "abot", v3)
+    assert built.stdout.strip().splitlines()[-1] == "bot abot entered: version 3", built.stdout + built.stderr
+    assert "building: building its Dockerfile" in built.stderr
+    assert ladder.db("SELECT image FROM bot_versions WHERE bot = 'abot' AND version = 3")[0][0].startswith("sha256:")
+    wait_for("games of version 3", lambda: ladder.db(
+        "SELECT COUNT(*) FROM game_seats WHERE bot = 'abot' AND version = 3")[0][0] >= 3, timeout=90)
     assert os.path.isdir(ladder.dir / "uploads")
     assert ladder.stop() == 0
     # The service took its containers with it.

@@ -134,9 +134,8 @@ def test_one_seats_view_shows_and_receives_no_other_seats_cards(server, arena_db
     g = Game.from_record({**record, "actions": []}, verify=False)
     dealt = g.full_state()["hands"]   # the cards of every seat as dealt
     others = {c for t, h in enumerate(dealt) if t != seat for c in h}
-    sent: list[str] = []
-    page.on("response", lambda r: sent.append(r.text()) if "/api/games/1/replay" in r.url else None)
-    page.goto(server.url + f"/games/1?seat={seat}")
+    with page.expect_response(lambda r: "/api/games/1/replay" in r.url) as first:
+        page.goto(server.url + f"/games/1?seat={seat}")
     page.wait_for_selector(f"#replay[data-view='{seat}'] #table .seat[data-seat='{seat}'] .card")
     assert page.locator("#replay").get_attribute("data-step") == "0"
     # At the start of the deal: this seat's cards are on the table, no other seat's anywhere in the page.
@@ -147,15 +146,15 @@ def test_one_seats_view_shows_and_receives_no_other_seats_cards(server, arena_db
     page.locator("#slider").fill(str(len(record["actions"]) - 6))
     screenshot(page, "replay-seat", tmp_path)
     # What the server sent: one seat's hands only, no other seat's unplayed card in any frame.
-    (body,) = sent
-    rep = json.loads(body)
+    rep = json.loads(first.value.text())
     assert rep["seat"] == seat and all(set(f["hands"]) == {str(seat)} for f in rep["frames"])
     for k, (f, secret) in enumerate(zip(rep["frames"], hidden_cards(record, seat), strict=True)):
         assert not cards_in(f) & secret, (k, f)
     # Switching to all hands asks the server for them.
-    page.select_option("#view", "")
+    with page.expect_response(lambda r: "/api/games/1/replay" in r.url) as second:
+        page.select_option("#view", "")
     page.wait_for_selector("#replay[data-view=all]")
-    assert len(sent) == 2 and set(json.loads(sent[1])["frames"][0]["hands"]) == {"0", "1", "2", "3"}
+    assert set(json.loads(second.value.text())["frames"][0]["hands"]) == {"0", "1", "2", "3"}
 
 
 def progress(f: dict) -> tuple:
