@@ -230,8 +230,9 @@ class LadderState:
     # -- uploads --------------------------------------------------------------------------------------
     def add_upload(self, author: str, bot: str) -> int:
         with self.tx():
-            return self.db.execute("INSERT INTO uploads (bot, author, at, status) VALUES (?, ?, ?, ?)",
-                                   (bot, author, time.time(), UploadStatus.QUEUED.value)).lastrowid
+            return self.db.execute("INSERT INTO uploads (bot, author, at, status, detail) VALUES (?, ?, ?, ?, ?)",
+                                   (bot, author, time.time(), UploadStatus.QUEUED.value,
+                                    "waiting for the builder")).lastrowid
 
     def set_upload(self, upload: int, status: UploadStatus, detail: str = "", report: str | None = None,
                    version: int | None = None) -> None:

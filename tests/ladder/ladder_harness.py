@@ -43,9 +43,10 @@ def wait_for(what: str, ready: Callable[[], object], timeout: float = 60.0, ever
 
 
 class Ladder:
-    """A ladder folder in ``tmp`` (pepper-30 for 2 players by default: each remote bot needs one connection)."""
+    """A ladder folder in ``tmp`` (pepper-30 for 2 players by default: each remote bot needs one connection), of
+    remote bots only unless ``uploads`` (which needs the Docker sandbox: the ``images`` fixture)."""
 
-    def __init__(self, tmp: Path, *init_args: str):
+    def __init__(self, tmp: Path, *init_args: str, uploads: bool = False):
         self.dir = tmp / "ladder"
         self.referee_port = free_port()
         # Short games: pepper-30's rules to 6 points (a ruleset file, which the ladder copies in).
@@ -53,6 +54,9 @@ class Ladder:
         quick.write_text('extends = "pepper-30"\nname = "quick"\ntarget_score = 6\n')
         pepper("ladder", "init", str(self.dir), "--ruleset", str(quick), "--players", "2", *init_args)
         self.folder = LadderDir(self.dir)
+        if not uploads:
+            toml = self.dir / "ladder.toml"
+            toml.write_text(toml.read_text().replace("uploads = true", "uploads = false"))
         self.ca: Path | None = None    # with TLS: the certificate, its own CA
         self.serving: subprocess.Popen | None = None
         self.bots: list[subprocess.Popen] = []

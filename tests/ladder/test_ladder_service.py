@@ -184,3 +184,16 @@ def test_a_bot_started_the_moment_its_token_is_answered_is_not_refused(ladder):
         for b in bots.values():
             b.terminate()
             b.wait(10)
+
+
+def test_a_ladder_of_remote_bots_only_refuses_uploads_and_says_why(ladder, tmp_path):
+    ladder.serve()
+    alice = ladder.invite("alice")
+    folder = tmp_path / "up"
+    folder.mkdir()
+    (folder / "pepper-bot.toml").write_text('command = "{python} bot.py"\n')
+    (folder / "bot.py").write_text("")
+    r = pepper("ladder", "enter", "--server", ladder.web, "up", "--upload", str(folder), check=False,
+               env={"PEPPER_LADDER_KEY": alice})
+    assert r.returncode == 1 and "503 this ladder takes remote bots only (uploads = false in ladder.toml)" in r.stderr
+    assert http("GET", f"{ladder.web}/api/ladder/me", alice)[1]["uploads_refused"].startswith("this ladder takes")

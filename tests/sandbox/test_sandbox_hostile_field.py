@@ -68,7 +68,10 @@ def test_hostile_bots_beside_honest_ones_in_one_run_leave_the_honest_without_a_f
     for bot in ("spin", "fork"):
         assert query(db, "SELECT SUM(timeout) FROM game_seats WHERE bot = ?", bot)[0][0] > 0
     assert "hostile: fork bomb" in log(tmp_path, "fork") and "hostile: spinning" in log(tmp_path, "spin")
-    assert re.search(r"ended \{.*'RESOURCE_EXHAUSTED'", log(tmp_path, "silent"))
+    silent = log(tmp_path, "silent")   # refused on its own socket, where it cannot say Hello as another bot either
+    assert re.search(r"ended \{.*'RESOURCE_EXHAUSTED'", silent), silent
+    assert re.search(r"hello as random -> PERMISSION_DENIED this Unix socket is bot '(_r\d\.)?silent''s own", silent), \
+        silent
     twin = log(tmp_path, "twin")
     assert "memory: new deal" in twin and "memory: twin of a remembered game" not in twin, twin
     assert not docker_client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner_id()}"}, sparse=True)
