@@ -8,8 +8,25 @@ PY=${1:-python3.11}
 docker image inspect pepper-base:bookworm >/dev/null 2>&1 || images/build.sh "$PY"
 ctx=$(mktemp -d /tmp/pepper-cluster.XXXXXX)
 trap 'rm -rf "$ctx"' EXIT
-"$PY" -m pip install --quiet --disable-pip-version-check --target "$ctx/site" ./sdk/python '.[ray]'
+# ray[default]: Ray's dashboard and job server, which KubeRay's probes and its RayJob's submitter use.
+"$PY" -m pip install --quiet --disable-pip-version-check --target "$ctx/site" ./sdk/python '.[ray]' 'ray[default]'
 mv "$ctx/site/bin" "$ctx/bin"   # the console scripts (pepper, ray)
+# bash, wget and grep: KubeRay starts every container with `/bin/bash -c` and probes Ray with `wget ... | grep`;
+# /bin/sh (dash) and coreutils: Ray's job server runs a job's entrypoint through the shell.
+# From Debian's packages, resolved and unpacked as images/build.sh does the base (no package tools in the image).
+mkdir -p "$ctx/debs/partial" "$ctx/root"
+: >"$ctx/status"
+printf 'Package: *\nPin: release o=Debian\nPin-Priority: 1001\n' >"$ctx/prefs"
+apt-get install -q -y --download-only --no-install-recommends -o Dir::State::status="$ctx/status" \
+    -o Dir::Cache::archives="$ctx/debs" -o Dir::Etc::preferences="$ctx/prefs" \
+    -o Dir::Etc::preferencesparts="$ctx/none" bash wget grep dash coreutils >"$ctx/apt.log" 2>&1 \
+    || { tail -20 "$ctx/apt.log" >&2; echo "images/build-cluster.sh: apt-get failed (run apt-get update first)" >&2; exit 1; }
+for deb in "$ctx"/debs/*.deb; do
+    case "$(basename "$deb")" in dpkg_*|tar_*) continue;; esac
+    dpkg-deb -x "$deb" "$ctx/root"
+done
+rm -rf "$ctx"/root/usr/share/{doc,man,info,lintian} "$ctx/debs"
+[ -e "$ctx/root/bin/sh" ] || ln -s dash "$ctx/root/bin/sh"   # dash's maintainer script makes it on a Debian system
 sed -i '1s|^#!.*|#!/usr/bin/python3|' "$ctx"/bin/*
 cp images/Dockerfile.cluster "$ctx/Dockerfile"
 DOCKER_BUILDKIT=0 docker build --quiet -t pepper-cluster:latest "$ctx" >/dev/null
