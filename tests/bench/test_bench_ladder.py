@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sandbox")]   # its upload: one Docker-heavy test at a time
 
 
 def test_the_soak_loses_nothing_and_refuses_every_unauthorized_action(images):

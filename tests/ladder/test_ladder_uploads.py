@@ -122,6 +122,7 @@ def _enter_upload(ladder: Ladder, key: str, name: str, folder: Path) -> subproce
                   env={"PEPPER_LADDER_KEY": key})
 
 
+@pytest.mark.xdist_group("sandbox")   # one Docker-heavy test at a time (tests/sandbox)
 def test_an_uploaded_bot_is_checked_in_the_sandbox_entered_and_plays_a_remote_bot(ladder, tmp_path, docker_client):
     ladder.serve()
     alice, bob = ladder.invite("alice"), ladder.invite("bob")
@@ -177,6 +178,7 @@ def test_an_uploaded_bot_is_checked_in_the_sandbox_entered_and_plays_a_remote_bo
         all=True, filters={"label": "pepper.bot=abot"}), timeout=30)
 
 
+@pytest.mark.xdist_group("sandbox")
 def test_an_author_uploads_a_bot_in_the_browser_and_reads_its_report_and_log(ladder, tmp_path, page):
     ladder.serve()
     alice = ladder.invite("alice")

@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.xdist_group("sandbox")   # one Docker-heavy test at a time (tests/sandbox)
 HERE = Path(__file__).resolve().parent
 # Plays as hostile_bot.py does with no attack (random legal actions), only where the sandbox put it: as user 65534,
 # with the referee at the container's socket; anywhere else it exits 3 at once.
