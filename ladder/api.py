@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Body, FastAPI, Header, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from starlette.concurrency import run_in_threadpool
 
 from arena.store import BotKind, token_sha256
 from web.app import HERE as WEB_HERE
