@@ -27,9 +27,9 @@ from web.app import LOCAL_HOSTS, create_app
 
 from . import entries
 from .admin import stores
-from .builds import log_tail
 from .config import LadderDir
 from .errors import LadderError, NotFound
+from .logs import log_tail
 from .scheduler import Gauges
 from .state import UploadStatus
 from .uploads import unpack
@@ -130,7 +130,7 @@ def router(d: LadderDir, gauges: Gauges | None = None, intake: Intake | None = N
         with stores(d) as (state, _):
             author = state.author_of_key(_key(authorization), "log")
             state.owned(author, name, "log")
-        return log_tail(d.bot_logs / f"bot-{name}.log")
+        return log_tail(d.bot_log(name))
 
     @api.post("/api/ladder/bots/{name}/retire")
     def retire(name: str, authorization: Auth = None) -> dict:

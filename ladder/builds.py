@@ -19,7 +19,6 @@ import io
 import logging
 import shlex
 import threading
-from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.registry import expand, files_digest
@@ -136,19 +135,4 @@ class Builder:
         return code == 0, out.getvalue()
 
 
-def log_tail(path: Path, limit: int = 64 << 10) -> str:
-    """The last ``limit`` bytes of a bot's log (whole lines), "" when it has none yet."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - limit))
-            data = f.read()
-    except FileNotFoundError:
-        return ""
-    if size > limit:
-        data = data.partition(b"\n")[2]
-    return data.decode("utf-8", errors="replace")
-
-
-__all__ = ["Builder", "log_tail"]
+__all__ = ["Builder"]

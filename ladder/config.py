@@ -124,6 +124,10 @@ class LadderDir:
     def bot_logs(self) -> Path:
         return self.logs / "bots"
 
+    def bot_log(self, bot: str) -> Path:
+        """An uploaded bot's output (the name arena.processes.BotProcesses gives it in ``bot_logs``)."""
+        return self.bot_logs / f"bot-{bot}.log"
+
     @property
     def serve_json(self) -> Path:
         return self.root / "serve.json"

@@ -35,10 +35,7 @@ class Launcher:
         self.sandbox, self.referee, self.stub, self.md = sandbox, referee, stub, md
         self.logs, self.at_least = logs, at_least
         self.running: dict[str, Running] = {}
-        self.withdrawn: set[str] = set()   # bots that kept crashing: not started again until a new version
-
-    def log_path(self, bot: str) -> Path:
-        return self.logs / f"bot-{bot}.log"
+        self.withdrawn: set[tuple[str, int]] = set()   # (bot, version) that kept crashing: not started again
 
     async def sync(self, want: dict[str, Bot], keep: set[str]) -> dict[str, str]:
         """Run the bots of ``want`` (name -> the version to run), leave those of ``keep`` as they are (a new version
@@ -48,18 +45,15 @@ class Launcher:
                      if n not in keep and (n not in want or want[n].version != r.version)]:
             await self.stop(name)
         started = {}
-        for name, bot in want.items():
-            if (name, bot.version) in {(n, r.version) for n, r in self.running.items()} or name in keep:
-                continue
-            if f"{name}@{bot.version}" in self.withdrawn:
-                continue
-            started[name] = await self._start(bot)
+        for name, bot in want.items():   # what still runs is at its version (or kept): the rest is started
+            if name not in self.running and name not in keep and (name, bot.version) not in self.withdrawn:
+                started[name] = await self._start(bot)
         for name, r in list(self.running.items()):
             r.processes.check()   # restarts the dead ones (with a backoff)
             if r.processes.keeps_crashing():
                 log.warning("withdrawn: it keeps crashing", extra={"bot": name, "version": r.version,
                                                                    "exit_codes": r.processes.exit_codes()})
-                self.withdrawn.add(f"{name}@{r.version}")
+                self.withdrawn.add((name, r.version))
                 await self.stop(name)
         return started
 

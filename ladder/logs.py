@@ -1,5 +1,6 @@
 """The service's structured log: one JSON object a line (time, level, logger, message, and the record's extras),
-so that an organizer's tools filter by bot, game or author. Author keys and bot tokens are never passed to it."""
+so that an organizer's tools filter by bot, game or author. Author keys and bot tokens are never passed to it.
+And the end of an uploaded bot's own log, for its author's page (:func:`log_tail`)."""
 
 from __future__ import annotations
 
@@ -32,4 +33,20 @@ def setup(path: Path, level: int = logging.INFO) -> None:
     root.propagate = False
 
 
-__all__ = ["JsonLines", "setup"]
+
+def log_tail(path: Path, limit: int = 64 << 10) -> str:
+    """The last ``limit`` bytes of a bot's log (whole lines), "" when it has none yet."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - limit))
+            data = f.read()
+    except FileNotFoundError:
+        return ""
+    if size > limit:
+        data = data.partition(b"\n")[2]
+    return data.decode("utf-8", errors="replace")
+
+
+__all__ = ["JsonLines", "log_tail", "setup"]

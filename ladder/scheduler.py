@@ -202,9 +202,9 @@ class Scheduler:
             if b is None:
                 continue
             digest = b.token_sha256 if e.status is not Status.RETIRED else "retired"
-            if b.kind is BotKind.COMMAND and e.status is not Status.RETIRED:
-                pass   # an uploaded bot: the launcher registers each start of its processes
-            elif self._registered.get(name) != digest:
+            # An uploaded bot (a command bot) is registered by the launcher at each start of its processes.
+            uploaded = b.kind is BotKind.COMMAND and e.status is not Status.RETIRED
+            if not uploaded and self._registered.get(name) != digest:
                 # A retired bot's name gets a digest of no token: its connections are refused from now on.
                 real = digest if e.status is not Status.RETIRED else secrets.token_hex(32)
                 await self.stub.RegisterBot(control_pb2.RegisterBotRequest(name=name, token_sha256=bytes.fromhex(real)),

@@ -58,10 +58,6 @@ class UploadStatus(StrEnum):
     ENTERED = "entered"
     FAILED = "failed"
 
-    @property
-    def done(self) -> bool:
-        return self in (UploadStatus.ENTERED, UploadStatus.FAILED)
-
 
 @dataclass(frozen=True)
 class Upload:
@@ -76,6 +72,11 @@ class Upload:
     detail: str
     report: str
     version: int | None
+
+    @classmethod
+    def of_row(cls, row: tuple) -> Upload:
+        """An Upload from a row of LadderState._UPLOAD's columns."""
+        return cls(*row[:4], UploadStatus(row[4]), *row[5:])
 
     def public(self, report: bool = False) -> dict:
         out = {"upload": self.id, "bot": self.bot, "at": self.at, "status": str(self.status), "detail": self.detail,
@@ -244,19 +245,19 @@ class LadderState:
 
     def upload(self, upload: int) -> Upload | None:
         row = self.db.execute(f"{self._UPLOAD} WHERE id = ?", (upload,)).fetchone()
-        return None if row is None else Upload(*row[:4], UploadStatus(row[4]), *row[5:])
+        return None if row is None else Upload.of_row(row)
 
     def uploads(self, author: str | None = None, limit: int = 50) -> list[Upload]:
         """The newest uploads first (``author``: theirs only)."""
         where, args = ("WHERE author = ?", (author,)) if author else ("", ())
         rows = self.db.execute(f"{self._UPLOAD} {where} ORDER BY id DESC LIMIT ?", (*args, limit))
-        return [Upload(*r[:4], UploadStatus(r[4]), *r[5:]) for r in rows]
+        return [Upload.of_row(r) for r in rows]
 
     def next_upload(self) -> Upload | None:
         """The oldest upload not done: one a stopped service was building or checking first (it starts again)."""
         row = self.db.execute(f"{self._UPLOAD} WHERE status NOT IN (?, ?) ORDER BY id LIMIT 1",
                               (UploadStatus.ENTERED.value, UploadStatus.FAILED.value)).fetchone()
-        return None if row is None else Upload(*row[:4], UploadStatus(row[4]), *row[5:])
+        return None if row is None else Upload.of_row(row)
 
     # -- the whole ladder -------------------------------------------------------------------------------
     @property
