@@ -109,3 +109,22 @@ def test_an_author_enters_at_most_so_many_bots_or_versions_an_hour(tmp_path):
         enter_remote(st, store, "alice", "c", per_hour=3)
     assert st.entry("c") is None and store.bot("c") is None   # refused whole: no claim left behind
     assert enter_remote(st, store, "bob", "c", per_hour=3).version == 1
+
+
+def test_a_ladder_database_made_before_uploads_takes_them_when_opened(tmp_path):
+    import sqlite3
+
+    from ladder.state import SCHEMA, UploadStatus
+
+    before = SCHEMA[:SCHEMA.index("CREATE TABLE IF NOT EXISTS uploads")]   # the schema without the uploads table
+    with sqlite3.connect(tmp_path / "ladder.db") as db:
+        db.executescript(before)
+        db.execute("INSERT INTO authors VALUES ('alice', 'k', 'h', 0, NULL)")
+    state = LadderState(tmp_path / "ladder.db", b"secret")
+    try:
+        first = state.add_upload("alice", "abot")
+        assert state.next_upload().id == first and state.upload(first).status is UploadStatus.QUEUED
+        state.set_upload(first, UploadStatus.ENTERED, "version 1", "report", 1)
+        assert state.next_upload() is None and [u.version for u in state.uploads("alice")] == [1]
+    finally:
+        state.close()
