@@ -1,8 +1,9 @@
 """The ranked results table, computed from stored games and ratings.
 
 A row is one version of a bot (by default each bot's newest version with games
-in the pool; ``all_versions`` for every one) and holds every figure: the TrueSkill rating (mu, sigma, and mu - 3 sigma,
-the conservative rating the table is sorted by), games, field % (below), win %, average points
+in the pool; ``all_versions`` for every one) and holds every figure: the points rating (points a game above the
+field, from the margins of its complete duplicate blocks: :mod:`arena.points`), the TrueSkill rating (mu, sigma, and
+mu - 3 sigma, the conservative rating), games, field % (below), win %, average points
 per game, contracts made %, faults by kind (timeouts, illegal actions, crashes:
 lost connections in its games plus the crashes of its processes the arena
 recorded, strategy fallbacks) and decision latency p50 and p99. A bot's points in a game
@@ -42,9 +43,14 @@ but a remote bot's processes are its owner's, and one that remembers a block's f
 next. A field % or a ``vs next`` that rests on duplicate blocks with a remote bot on either side is marked ``†``
 (:data:`REMOTE_CAPTION`).
 
+The order (:func:`rank`): the rows with a points rating by it, highest first, then the rest by the conservative
+rating; ``order="trueskill"`` sorts every row by the conservative rating. The points rating separates a ladder of
+known order in about a third of the games TrueSkill on game results needs (docs/ranking.md); TrueSkill still orders
+a pool of mixed line-ups, whose blocks compare teams, not bots.
+
 Two layouts show the rows: :data:`COMPACT` (fits 80 columns: rank, marked
-``~N`` when not significantly below the row above, bot, rating with its
-interval, games, field %, all faults together) and :data:`WIDE` (every figure,
+``~N`` when not significantly below the row above, bot, points, rating,
+games, field %, all faults together) and :data:`WIDE` (every figure,
 win % beside field %, and ``vs next``: the likelihood of being stronger than the next bot).
 """
 
@@ -56,6 +62,7 @@ from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
 from .evidence import LEVEL, Block, HeadToHead, Side, head_to_head, phi, pooled_correlation
+from .points import points_ratings, table_order
 from .ratings import Rating
 from .store import BlockRow, Store
 
@@ -89,6 +96,7 @@ class Row:
     beats_above: bool = False              # significantly stronger than the row above, head to head (rank ^N)
     field_remote: bool = False             # its field % rests on duplicate blocks with a remote bot (itself or not)
     next_remote: bool = False              # its next_los rests on blocks with a remote bot on either side
+    points: float | None = None            # points a game above the field (arena.points; None: no complete block)
 
     @property
     def faults(self) -> int:
@@ -129,6 +137,9 @@ def _vs_next(r: Row) -> str:
 
 
 _NEXT = Column("vs next", _vs_next)
+_POINTS = Column("points", lambda r: "-" if r.points is None else f"{r.points:+.1f}")
+#: What the points column is (arena.points); short enough for the compact table.
+POINTS_CAPTION = "points: a game, above the field's average, duplicate blocks' margins"
 NEXT_CAPTION = "~N: not significantly below the bot above (95%)"
 #: Added below NEXT_CAPTION when a row is so marked.
 BEATS_CAPTION = "^N: beats the bot above head to head (95%)"
@@ -137,13 +148,12 @@ FIELD_CAPTION = "field %: mean score against each other bot, duplicate blocks"
 #: Shown under a table with a row marked ``†`` (:func:`remote_marked`).
 REMOTE_CAPTION = "†: rests on a remote bot's duplicate blocks (docs/remote-bots.md)"
 
-COMPACT = (_RANK, _BOT,
+COMPACT = (_RANK, _BOT, _POINTS,
            Column("rating", lambda r: _num(r.conservative, 2)),
-           Column("mu ± 3sigma", lambda r: f"{r.mu:.2f} ± {3 * r.sigma:.2f}"),
            _GAMES, _FIELD,
            Column("faults", lambda r: str(r.faults)))
 
-WIDE = (_RANK, _BOT,
+WIDE = (_RANK, _BOT, _POINTS,
         Column("mu", lambda r: _num(r.mu, 2)),
         Column("sigma", lambda r: _num(r.sigma, 2)),
         Column("mu-3sigma", lambda r: _num(r.conservative, 2)),
@@ -165,10 +175,10 @@ def label(bot: str, version: int, versions: int) -> str:
 
 
 def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | None = None,
-          pairs: dict[tuple[Side, Side], HeadToHead] | None = None) -> list[Row]:
+          pairs: dict[tuple[Side, Side], HeadToHead] | None = None, order: str = "points") -> list[Row]:
     """The ranked rows of ``pool`` (a key): each bot's newest version with games there, or every version;
     ``as_of``: as they stood at that point of the rating history (:meth:`Store.as_of`); ``pairs``: the pool's
-    :func:`head_to_heads`, if the caller has them (a cross-table wants them too)."""
+    :func:`head_to_heads`, if the caller has them (a cross-table wants them too); ``order``: :data:`ORDERS`."""
     totals = store.totals(pool, as_of)
     if not all_versions:
         newest = {t.bot: t.version for t in totals}  # ordered by bot, then version
@@ -180,14 +190,42 @@ def table(store: Store, pool: str, *, all_versions: bool = False, as_of: int | N
                 t.timeouts, t.illegal, t.crashes, t.fallbacks, t.latency_p50_ms, t.latency_p99_ms, t.version,
                 label(t.bot, t.version, counts.get(t.bot, 1)))
             for t in totals]
-    rows.sort(key=lambda x: -x.conservative)
-    for i, row in enumerate(rows, 1):
-        row.rank = i
     solo = blocks_by_pair(store, pool, solo=True, as_of=as_of)
+    rank(rows, solo, order)
     remote = store.remote_versions()
     field_scores(rows, solo, remote)
     separate(rows, head_to_heads(store, pool, blocks=solo) if pairs is None else pairs, remote)
     return rows
+
+
+#: How a table may be ordered: by the points rating where a bot has complete duplicate blocks (then by TrueSkill),
+#: or by TrueSkill's conservative rating alone.
+ORDERS = ("points", "trueskill")
+
+
+def rank(rows: list[Row], solo: dict[tuple[Side, Side], list[Block]], order: str = "points") -> None:
+    """Sort ``rows`` into the table's order and number them: each row's points rating (:mod:`arena.points`) from
+    ``solo`` (:func:`blocks_by_pair` with ``solo``: complete blocks, each side its team alone), the rows with one
+    by it, then the rest by TrueSkill (:func:`arena.points.table_order`); ``order="trueskill"``: by TrueSkill
+    alone, the points still shown."""
+    if order not in ORDERS:
+        raise ValueError(f"unknown table order {order!r}: expected one of {', '.join(ORDERS)}")
+    ratings = points_ratings((a, b, sum(x.games for x in bl), sum(x.margin for x in bl)) for (a, b), bl in solo.items())
+    for r in rows:
+        r.points = ratings.get((r.bot, r.version))
+    by_side = {(r.bot, r.version): r for r in rows}
+    points = {s: r.points for s, r in by_side.items() if r.points is not None and order == "points"}
+    rows[:] = [by_side[s] for s in table_order(by_side, {s: r.conservative for s, r in by_side.items()}, points)]
+    for i, row in enumerate(rows, 1):
+        row.rank = i
+
+
+def ordered_by(rows: Iterable[Row], order: str = "points") -> str:
+    """What a table of ``rows`` is ordered by, in a few words (its title says it)."""
+    if order == "points" and any(r.points is not None for r in rows):
+        return "points a game above the field" + ("" if all(r.points is not None for r in rows)
+                                                   else ", then rating for bots without duplicate blocks")
+    return "rating = mu - 3*sigma"
 
 
 def separate(rows: list[Row], pairs: dict[tuple[Side, Side], HeadToHead], remote: set[Side] = frozenset()) -> None:
@@ -200,7 +238,8 @@ def separate(rows: list[Row], pairs: dict[tuple[Side, Side], HeadToHead], remote
                                                                         Rating(below.mu, below.sigma), h)
         row.next_remote = row.next_basis == "blocks" and bool({(row.bot, row.version), (below.bot, below.version)} & remote)
         below.tied_above = not row.next_significant
-        below.beats_above = row.next_significant and row.next_los < 0.5
+        # Only the blocks can say the bot below beats this one head to head (the caption's claim).
+        below.beats_above = row.next_basis == "blocks" and row.next_significant and row.next_los < 0.5
 
 
 def remote_marked(rows: Iterable[Row]) -> bool:
@@ -311,6 +350,6 @@ def cross_table(store: Store, pool: str, rows: list[Row], as_of: int | None = No
     return CrossTable(rows, cells, pooled_correlation(h for (i, j), h in cells.items() if i < j))
 
 
-__all__ = ["BEATS_CAPTION", "COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "REMOTE_CAPTION", "WIDE", "Column", "CrossTable",
-           "Row", "blocks_by_pair", "cross_table", "field_scores", "head_to_heads", "label", "partnered", "remote_marked",
-           "separate", "separation", "solo_rows", "table"]
+__all__ = ["BEATS_CAPTION", "COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "ORDERS", "POINTS_CAPTION", "REMOTE_CAPTION",
+           "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table", "field_scores", "head_to_heads",
+           "label", "ordered_by", "partnered", "rank", "remote_marked", "separate", "separation", "solo_rows", "table"]

@@ -88,6 +88,7 @@ from arena import schedule  # noqa: E402
 
 # The adaptive planner's rule (arena/planners.py): a round's games, and the lag of the ratings it is chosen on (in games).
 from arena.planners import adaptive_lag, adaptive_round  # noqa: E402
+from arena.points import points_ratings, table_order  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
 from bench import results  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
@@ -107,6 +108,9 @@ def lineup_doubt(ratings: dict, seats: list[str], table, default) -> float:
     return sum(schedule.order_doubt(ratings, a, b, default) for a, b in pairs) / len(pairs) if pairs else 0.0
 
 CHECK_EVERY = 20  # games between checkpoints of the order
+#: The table's orders measured (arena.stats.ORDERS): by the points rating of the complete blocks (the arena's
+#: default), and by TrueSkill on game results alone (the table before it, and a naive harness's).
+ORDERS = ("points", "trueskill")
 
 
 def ladder(rates=RATES) -> dict[str, float]:
@@ -124,9 +128,9 @@ HEURISTIC = HeuristicBot()   # stateless: one serves every seat of every game pl
 _CACHE: dict = {}
 
 
-def play(rs: Ruleset, seed: int, seats: tuple[str, ...], rates: dict[str, float]) -> list[int]:
-    """One game's TrueSkill ranks per team (see arena.results.ranks), memoized: a game is a pure function of its
-    deck seed and seats."""
+def play(rs: Ruleset, seed: int, seats: tuple[str, ...], rates: dict[str, float]) -> tuple[list[int], list[int]]:
+    """One game's TrueSkill ranks per team (see arena.results.ranks) and its teams' scores, memoized: a game is a pure
+    function of its deck seed and seats."""
     key = (rs.deal_cap, seed, seats)
     if key not in _CACHE:
         g = Game(rs, len(seats), seed=seed)
@@ -135,8 +139,48 @@ def play(rs: Ruleset, seed: int, seats: tuple[str, ...], rates: dict[str, float]
             s = g.to_act
             g.apply(bots[s].decide(g.view(s).to_dict()))
         o = g.outcome
-        _CACHE[key] = ranks_from_result(list(o.scores), [t in o.winners for t in range(g.table.teams)])
+        _CACHE[key] = (ranks_from_result(list(o.scores), [t in o.winners for t in range(g.table.teams)]), list(o.scores))
     return _CACHE[key]
+
+
+class Blocks:
+    """The complete duplicate blocks of a run played in process, as the store's block rows are kept for the table's
+    points rating (:mod:`arena.points`): each ordered pair of bots, each its team alone, the games of their complete
+    blocks and the sum of the first's margins in them. A block is a deck's games; ``size`` games complete it."""
+
+    def __init__(self, rs: Ruleset, players: int):
+        self.table = rs.table(players)
+        self.open: dict[int, list[tuple[tuple[str, ...], list[int]]]] = {}
+        self.pairs: dict[tuple[str, str], list] = {}
+
+    def add(self, deck: int, seats: tuple[str, ...], scores: list[int], size: int) -> None:
+        games = self.open.setdefault(deck, [])
+        games.append((seats, scores))
+        if len(games) < size:
+            return
+        del self.open[deck]
+        for seats, scores in games:
+            teams = [{seats[s] for s in self.table.team_seats(t)} for t in range(self.table.teams)]
+            if any(len(t) != 1 for t in teams) or len(set().union(*teams)) != len(teams):
+                continue   # a mixed line-up: partners share a result, and the table leaves it out
+            names = [next(iter(t)) for t in teams]
+            for i, a in enumerate(names):
+                for j, b in enumerate(names):
+                    if i != j:
+                        acc = self.pairs.setdefault((a, b), [0, 0.0])
+                        acc[0] += 1
+                        acc[1] += scores[i] - scores[j]
+
+    def points(self) -> dict[str, float]:
+        out = points_ratings(((a, 0), (b, 0), n, m) for (a, b), (n, m) in self.pairs.items())
+        return {bot: x for (bot, _), x in out.items()}
+
+
+def order_of(ratings: dict[str, Rating], blocks: Blocks | None) -> list[str]:
+    """The table's order (:func:`arena.points.table_order`): by the points rating where a bot has complete blocks,
+    then by TrueSkill; ``blocks`` None: by TrueSkill alone."""
+    points = blocks.points() if blocks is not None else {}
+    return table_order(ratings, {b: r.conservative for b, r in ratings.items()}, points)
 
 
 def entries(rs: Ruleset, seats) -> list[list[str]]:
@@ -172,13 +216,16 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         checkpoints: bool = False, uncertainty_weight: float = UNCERTAINTY_WEIGHT, score: str = "table",
         floor: float = schedule.ADAPTIVE_FLOOR, round_games: int | None = None,
         lag: int | None = None, slack: int | None = schedule.ADAPTIVE_SLACK):
-    """Play and rate ``games`` games of ``mode``. Returns (final ratings, [(games, order right?)] at each
-    checkpoint, CPU seconds spent playing). Adaptive: ``lag`` and ``round_games`` fixed, or (None) the arena's,
-    :func:`arena.planners.adaptive_lag` and :func:`~arena.planners.adaptive_round` of the games planned."""
+    """Play and rate ``games`` games of ``mode``. Returns (final ratings, {order: [(games, order right?)] at each
+    checkpoint}, CPU seconds spent playing), for each order of :data:`ORDERS`. Adaptive: ``lag`` and ``round_games``
+    fixed, or (None) the arena's, :func:`arena.planners.adaptive_lag` and :func:`~arena.planners.adaptive_round` of
+    the games planned."""
     bots = sorted(rates)
     want = right_order(rates)
     ratings: dict[str, Rating] = {}
-    marks = []
+    marks: dict[str, list[tuple[int, bool]]] = {o: [] for o in ORDERS}
+    blocks = Blocks(rs, 4)
+    block_size = 1 if mode == "naive" else 2   # naive: a fresh deck every game; else a mirrored match's two games
     played = 0
     cpu = 0.0
 
@@ -186,7 +233,7 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         nonlocal played, cpu
         t = time.process_time()
         fresh = (rs.deal_cap, deck, seats) not in _CACHE
-        ranks = play(rs, deck, seats, rates)
+        ranks, scores = play(rs, deck, seats, rates)
         if fresh:
             cpu += time.process_time() - t
         else:
@@ -194,10 +241,12 @@ def run(mode: str, rates: dict[str, float], rs: Ruleset, games: int, seed: int, 
         if fresh:
             _COST[(rs.deal_cap, deck, seats)] = time.process_time() - t
         ratings.update(rater.rate(ratings, entries(rs, seats), ranks))
+        if checkpoints:
+            blocks.add(deck, seats, scores, block_size if len(set(seats)) == 2 else len(seats))
         played += 1
         if checkpoints and played % CHECK_EVERY == 0:
-            order = sorted(ratings, key=lambda b: -ratings[b].conservative)  # the table's order
-            marks.append((played, order == want))
+            for o in ORDERS:
+                marks[o].append((played, order_of(ratings, blocks if o == "points" else None) == want))
 
     if mode != "adaptive":
         for deck, seats in planned(mode, bots, rs, games, seed):
@@ -287,25 +336,33 @@ def ranking(a) -> dict:
         return _ranking_wallclock(a, res)
     print(f"iowa cut to {a.deal_cap} deals, ladder {', '.join(rates)}, {a.seeds} seeds, up to {a.max_games} games")
     for mode in a.modes.split(","):
-        marks, cpus = [], []
+        marks: dict[str, list] = {o: [] for o in ORDERS}
+        cpus = []
         for seed in range(1, a.seeds + 1):
             _, m, cpu = run(mode, rates, rs, a.max_games, seed, rater, checkpoints=True,
                             uncertainty_weight=a.uncertainty_weight)
-            marks.append(m)
-            cpus.append(cpu / max(1, len(m) * CHECK_EVERY))
-        g = games_to_right(marks)
+            for o in ORDERS:
+                marks[o].append(m[o])
+            cpus.append(cpu / max(1, len(m["points"]) * CHECK_EVERY))
         per_game = statistics.median(cpus)
-        res[mode] = {"games": g, "seconds": None if g is None else g * per_game, "s_per_game": per_game,
-                     "right_at_end": sum(m[-1][1] for m in marks) / len(marks)}
+        by_order = {o: games_to_right(marks[o]) for o in ORDERS}
+        # A naive harness has neither duplicate blocks nor their evidence: its table is TrueSkill's on game results.
+        order = "trueskill" if mode == "naive" else "points"
+        g = by_order[order]
+        res[mode] = {"games": g, "seconds": None if g is None else g * per_game, "s_per_game": per_game, "order": order,
+                     "right_at_end": sum(m[-1][1] for m in marks[order]) / len(marks[order]),
+                     "games_by_order": by_order}
     if a.wallclock:
         return _ranking_wallclock(a, res)
     base = res.get("naive", {})
-    print(f"{'mode':9} {'games to 80%':>12} {'cpu s':>8} {'vs naive games':>15} {'vs naive s':>11} {'right at end':>13}")
+    print(f"{'mode':9} {'order':9} {'games to 80%':>12} {'cpu s':>8} {'vs naive games':>15} {'vs naive s':>11} "
+          f"{'right at end':>13}  {'games, other order':>18}")
     for mode, r in res.items():
         rg, rsec = _ratio(r["games"], base.get("games")), _ratio(r["seconds"], base.get("seconds"))
         r["ratio_games"], r["ratio_seconds"] = rg, rsec
-        print(f"{mode:9} {_games(r['games'], a.max_games):>12} {_num(r['seconds']):>8} {_num(rg):>15} {_num(rsec):>11} "
-              f"{100 * r['right_at_end']:12.0f}%")
+        other = next(o for o in ORDERS if o != r["order"])
+        print(f"{mode:9} {r['order']:9} {_games(r['games'], a.max_games):>12} {_num(r['seconds']):>8} {_num(rg):>15} "
+              f"{_num(rsec):>11} {100 * r['right_at_end']:12.0f}%  {other} {_games(r['games_by_order'][other], a.max_games)}")
     return res
 
 
@@ -609,8 +666,10 @@ MEASURES = {  # each measurement's title and line on what it measures
                         f"as a one-player team), medians over seeds 1..{a.seeds}; {_ladder_text(a)}."),
     "ranking": lambda a: ("Games to the right order", "Per scheduling mode, the games until the table's order is exactly "
                           f"right in at least 80% of {a.seeds} seeds (and stays so), and their time, against a naive "
-                          "schedule (uniform random line-ups, a fresh deck every game: the baseline, measured in the same "
-                          f"run); {_ladder_text(a)}; "
+                          "schedule (uniform random line-ups, a fresh deck every game, ordered by TrueSkill on game "
+                          "results: the baseline, measured in the same run); the arena's modes ordered as its table is, "
+                          "by the points rating of their complete duplicate blocks (arena/points.py), and each mode's "
+                          f"games by either order beside; {_ladder_text(a)}; "
                           + (f"time: seconds to the first N planned games stored in {a.wallclock} real arena run(s) per "
                              "mode (medians)." if a.wallclock else "time: CPU seconds of this process playing them.")),
     "speed": lambda a: ("Arena speed per scheduling mode", f"Games per second of {a.wallclock or 3} real arena runs of "
@@ -635,17 +694,18 @@ def _scale_table(out: results.Results, a, res: dict) -> None:
 
 
 def _ranking_table(out: results.Results, a, res: dict) -> None:
-    cols = ["mode", "games to 80% right", "seconds to N", "ratio to naive, games", "ratio to naive, seconds"]
+    cols = ["mode", "table order", "games to 80% right", "seconds to N", "ratio to naive, games", "ratio to naive, seconds"]
     if a.wallclock:
         cols += ["ratio to naive, seconds (paired)", "N / the run's games/s", "ratio to naive, by rate"]
-    cols.append("right at the end, share")
+    cols += ["right at the end, share", "games to 80% right, by points", "by TrueSkill"]
     rows = []
     for mode, r in res.items():
-        row = [f"{mode} (the baseline)" if mode == "naive" else mode, r["games"] or f">{a.max_games}", r["seconds"],
-               r.get("ratio_games"), r.get("ratio_seconds")]
+        row = [f"{mode} (the baseline)" if mode == "naive" else mode, r.get("order", "trueskill"),
+               r["games"] or f">{a.max_games}", r["seconds"], r.get("ratio_games"), r.get("ratio_seconds")]
         if a.wallclock:
             row += [r.get("ratio_seconds_paired"), r.get("seconds_by_rate"), r.get("ratio_seconds_by_rate")]
-        rows.append(row + [r["right_at_end"]])
+        by = r.get("games_by_order", {})
+        rows.append(row + [r["right_at_end"], *(by.get(o) or ("-" if o not in by else f">{a.max_games}") for o in ORDERS)])
     out.table(cols, rows)
 
 

@@ -434,7 +434,7 @@ def _no_pool(st, db: Path, ruleset: str | None, players: int | None) -> NoReturn
 
 
 def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, cross: bool = False,
-                 as_of: int | None = None, after: str = "") -> None:
+                 as_of: int | None = None, after: str = "", order: str = "points") -> None:
     """The ranked table of ``pool`` (a key): compact (fits 80 columns) or ``wide`` (every column).
 
     In a terminal rich takes its width (or ``COLUMNS``); into a pipe or a file it is ``COLUMNS`` if set, else 80
@@ -443,15 +443,26 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, 
     from rich.table import Table
 
     from arena.ratings import Pool
-    from arena.stats import BEATS_CAPTION, COMPACT, FIELD_CAPTION, NEXT_CAPTION, REMOTE_CAPTION, WIDE, remote_marked, table
+    from arena.stats import (
+        BEATS_CAPTION,
+        COMPACT,
+        FIELD_CAPTION,
+        NEXT_CAPTION,
+        POINTS_CAPTION,
+        REMOTE_CAPTION,
+        WIDE,
+        ordered_by,
+        remote_marked,
+        table,
+    )
 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
-    rows = table(st, pool, all_versions=all_versions, as_of=as_of)
+    rows = table(st, pool, all_versions=all_versions, as_of=as_of, order=order)
     beats = "\n" + BEATS_CAPTION if any(r.beats_above for r in rows) else ""
-    t = Table(title=f"{label}{after}: ranked by {'mu-3sigma' if wide else 'rating = mu - 3*sigma'}", box=box.SIMPLE_HEAD,
+    t = Table(title=f"{label}{after}: ranked by {ordered_by(rows, order)}", box=box.SIMPLE_HEAD,
               show_edge=False, pad_edge=False, collapse_padding=True,
-              caption=FIELD_CAPTION + "\n" + (REMOTE_CAPTION + "\n" if remote_marked(rows) else "")
+              caption=POINTS_CAPTION + "\n" + FIELD_CAPTION + "\n" + (REMOTE_CAPTION + "\n" if remote_marked(rows) else "")
               + ("field of: the other bots it has such blocks against; win %: games won, "
                                               "which depends on whom it was scheduled against\n"
                                               "vs next: P(better than the next bot); ~ not significant (95%); ^ the next bot beats it head "
@@ -541,14 +552,19 @@ def arena_table(
                                               "first N planned games of a run (games are rated in plan order).")] = None,
     run: Annotated[int | None, typer.Option("--run", metavar="ID", help="With --as-of: the run (default: each "
                                             "pool's newest).")] = None,
+    order: Annotated[str, typer.Option("--order", metavar="points|trueskill", help="points: bots with complete "
+                                       "duplicate blocks by their points a game above the field, the rest below by "
+                                       "rating; trueskill: every bot by rating = mu - 3*sigma.")] = "points",
     db: DbOption = Path("arena.db"),
 ) -> None:
     """The ranked table of every pool (or one), at any time, even while a run is going.
 
     A pool is a ruleset's content and a player count: shown as NAME/Np, or NAME@DIGEST/Np where one name has
     several contents (a ruleset file edited in place). JSON and CSV hold every column, whether or not --wide."""
-    from arena.stats import table
+    from arena.stats import ORDERS, table
 
+    if order not in ORDERS:
+        _fail(f"unknown --order {order!r}: give one of {', '.join(ORDERS)}")
     if json_out and csv_out:
         _fail("give one of --json or --csv, not both")
     if run is not None and not as_of:
@@ -569,7 +585,7 @@ def arena_table(
 
         out = {}
         for k in labels:
-            rows = table(st, k, all_versions=all_versions, as_of=cuts.get(k))
+            rows = table(st, k, all_versions=all_versions, as_of=cuts.get(k), order=order)
             out[labels[k]] = {"table": [r.to_dict() for r in rows]} | cross_table(st, k, rows, cuts.get(k)).to_dict() if cross \
                 else [r.to_dict() for r in rows]
         typer.echo(json.dumps(out))
@@ -577,7 +593,7 @@ def arena_table(
         buf = io.StringIO()
         w = None
         for k, label in labels.items():
-            for r in table(st, k, all_versions=all_versions, as_of=cuts.get(k)):
+            for r in table(st, k, all_versions=all_versions, as_of=cuts.get(k), order=order):
                 d = {"pool": label} | r.to_dict()
                 if w is None:
                     w = csv.DictWriter(buf, fieldnames=list(d))
@@ -586,7 +602,7 @@ def arena_table(
         typer.echo(buf.getvalue().rstrip("\n"))
     else:
         for k in labels:
-            _print_table(st, k, wide, all_versions, cross, cuts.get(k), afters.get(k, ""))
+            _print_table(st, k, wide, all_versions, cross, cuts.get(k), afters.get(k, ""), order)
 
 
 def _as_of(st, labels: dict[str, str], games: int, run: int | None) -> tuple[dict[str, int], dict[str, str]]:

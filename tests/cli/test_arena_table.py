@@ -20,8 +20,8 @@ from arena.schedule import plan
 from arena.store import Faults, GameStatus, NewGame, Seat, SeatStatus, Store
 
 LONG = "montecarlo-deep-search-v2"   # a long name: the compact table still has room for it
-COMPACT = ("rank", "bot", "rating", "mu ± 3sigma", "games", "field %", "faults")
-WIDE = ("rank", "bot", "mu", "sigma", "mu-3sigma", "games", "field %", "field of", "win %", "avg points",
+COMPACT = ("rank", "bot", "points", "rating", "games", "field %", "faults")
+WIDE = ("rank", "bot", "points", "mu", "sigma", "mu-3sigma", "games", "field %", "field of", "win %", "avg points",
         "contracts made %", "timeouts", "illegal", "crashes", "fallbacks", "p50 ms", "p99 ms", "vs next")
 RATINGS = {"heuristic": Rating(36.98, 4.13), LONG: Rating(30.5, 2.0), "raising": Rating(12.25, 3.5)}
 
@@ -64,9 +64,11 @@ def test_the_compact_table_fits_80_columns_with_every_bot(db, columns):
     out = pepper(db=db, columns=columns).stdout
     assert max(map(len, out.splitlines())) <= 80, out
     # field % "-": games outside any run form no duplicate block
-    assert _row(out, "1", "heuristic", "24.59", "36.98 ± 12.39", "1", "-", "0"), out
-    assert _row(out, "~2", LONG, "24.50", "30.50 ± 6.00", "1", "-", "0"), out  # 92% likely below: not significant
-    assert _row(out, "3", "raising", "1.75", "12.25 ± 10.50", "2", "-", "18"), out  # 4 timeouts + 14 fallbacks
+    # points and field % "-": games outside any run form no duplicate block, so TrueSkill orders the table
+    assert _row(out, "1", "heuristic", "-", "24.59", "1", "-", "0"), out
+    assert _row(out, "~2", LONG, "-", "24.50", "1", "-", "0"), out  # 92% likely below: not significant
+    assert _row(out, "3", "raising", "-", "1.75", "2", "-", "18"), out  # 4 timeouts + 14 fallbacks
+    assert "ranked by rating = mu - 3*sigma" in out, out
     assert _row(out, *COMPACT) and "avg points" not in out and "win %" not in out
 
 
@@ -80,16 +82,16 @@ def test_a_narrow_width_is_honoured_and_the_numbers_stay_whole(db):
     out = pepper(db=db, columns="64").stdout
     assert max(map(len, out.splitlines())) <= 64, out
     for rank, rating in (("1", "24.59"), ("~2", "24.50"), ("3", "1.75")):
-        assert re.search(rf"^ *{rank} +\S+ +{re.escape(rating)} ", out, re.M), out
+        assert re.search(rf"^ *{rank} +\S+ +- +{re.escape(rating)} ", out, re.M), out
 
 
 def test_wide_shows_every_column(db):
     out = pepper("--wide", db=db).stdout  # into a pipe without COLUMNS: as wide as it needs, nothing wraps
     assert _row(out, *WIDE), out
-    assert _row(out, "3", "raising", "12.25", "3.50", "1.75", "2", "-", "0/2", "0.0", "20.0", "50.0", "4", "0", "0", "14",
+    assert _row(out, "3", "raising", "-", "12.25", "3.50", "1.75", "2", "-", "0/2", "0.0", "20.0", "50.0", "4", "0", "0", "14",
                 "1.50", "9.00"), out
-    narrow = pepper("--wide", db=db, columns="100").stdout  # COLUMNS is honoured: the wide table wraps to it
-    assert max(map(len, narrow.splitlines())) <= 100 and re.search(r"^rank +bot +mu", narrow, re.M), narrow
+    narrow = pepper("--wide", db=db, columns="120").stdout  # COLUMNS is honoured: the wide table wraps to it
+    assert max(map(len, narrow.splitlines())) <= 120 and re.search(r"^rank +bot ", narrow, re.M), narrow
 
 
 def test_json_and_csv_keep_every_field_with_the_fallbacks(db):
@@ -166,13 +168,24 @@ def test_field_pct_is_the_score_against_each_opponent_once_and_not_the_schedules
     assert {b: round(r["win_pct"], 2) for b, r in rows.items()} == {"padded": 85.71, "tested": 46.15, "weak": 25.0}
     assert {b: r["field_pct"] for b, r in rows.items()} == {"padded": 62.5, "tested": 75.0, "weak": 12.5}
     assert {(r["field_opponents"], r["field_size"]) for r in rows.values()} == {(2, 2)}
+    # Points a game (arena.points, by hand): the margins are 12 a game, so padded has +144 over 12 games against
+    # weak and -24 over 4 against tested, tested +24 over 4 against weak; the normal equations with the prior of
+    # 2 games give padded 3.086, tested 3.429, weak -6.514. The table follows them, not TrueSkill (padded 30, tested 28).
     out = pepper(db=scheduled, columns="80").stdout
-    assert _row(out, "1", "padded", "24.00", "30.00 ± 6.00", "21", "62.5", "0"), out
-    assert _row(out, "~2", "tested", "22.00", "28.00 ± 6.00", "13", "75.0", "0"), out
-    # Two blocks of tested against weak are too few for a test: their ratings, far apart, separate them.
-    assert _row(out, "3", "weak", "9.00", "15.00 ± 6.00", "20", "12.5", "0"), out
+    assert "ranked by points a game above the field" in out, out
+    assert _row(out, "1", "tested", "+3.4", "22.00", "13", "75.0", "0"), out
+    # Two blocks of padded against tested are too few for a test: their ratings separate them, not significantly.
+    assert _row(out, "~2", "padded", "+3.1", "24.00", "21", "62.5", "0"), out
+    # Six blocks, all won by padded: the sign-flip test's 2 * 2^-6 is significant.
+    assert _row(out, "3", "weak", "-6.5", "9.00", "20", "12.5", "0"), out
     wide = pepper("--wide", db=scheduled).stdout  # win % stays beside it
-    assert re.search(r"^ *1 +padded +30\.00 +2\.00 +24\.00 +21 +62\.5 +2/2 +85\.7 ", wide, re.M), wide
+    assert re.search(r"^ *~2 +padded +\+3\.1 +30\.00 +2\.00 +24\.00 +21 +62\.5 +2/2 +85\.7 ", wide, re.M), wide
+    rows = json.loads(pepper("--json", db=scheduled).stdout)["iowa/4p"]
+    assert [(r["bot"], round(r["points"], 3)) for r in rows] == [("tested", 3.429), ("padded", 3.086), ("weak", -6.514)]
+    # --order trueskill: the table before the points rating, the points still shown.
+    old = pepper("--order", "trueskill", db=scheduled, columns="80").stdout
+    assert "ranked by rating = mu - 3*sigma" in old and _row(old, "1", "padded", "+3.1", "24.00", "21",
+                                                               "62.5", "0"), old
     table = {r["bot"]: r for r in csv.DictReader(io.StringIO(pepper("--csv", db=scheduled).stdout))}
     assert (table["tested"]["field_pct"], table["tested"]["win_pct"][:5]) == ("75.0", "46.15")
 
@@ -196,7 +209,9 @@ def test_a_mixed_line_up_pool_has_no_field_pct_and_a_partial_field_is_marked(tmp
     st.close()
     out = pepper(db=tmp_path / "arena.db", columns="80").stdout
     for bot, games, field in (("a", "14", "50.0*"), ("b", "14", "50.0*"), ("c", "12", "-")):  # rank ~N or N
-        assert re.search(rf"^ *~?\d +{bot} +[\d.]+ +[\d.]+ ± [\d.]+ +{games} +{re.escape(field)} +0 *$", out, re.M), out
+        assert re.search(rf"^ *~?\d +{bot} +\S+ +[\d.]+ +{games} +{re.escape(field)} +0 *$", out, re.M), out
+    # a and b, level on their one block, have points; c, with none, comes below them whatever its rating.
+    assert [r["bot"] for r in json.loads(pepper("--json", db=tmp_path / "arena.db").stdout)["iowa/4p"]][2] == "c"
 
 
 
@@ -226,14 +241,14 @@ def test_figures_that_rest_on_a_remote_bots_duplicate_blocks_are_marked_and_expl
     assert {b: (r["field_remote"], r["next_remote"]) for b, r in rows.items()} == {
         "far": (True, True), "near": (True, False), "home": (False, False)}
     out = pepper(db=path, columns="80").stdout
-    assert _row(out, "1", "far", "27.00", "30.00 ± 3.00", "12", "75.0*†", "0"), out   # * : far never played home
-    assert _row(out, "~2", "near", "22.00", "25.00 ± 3.00", "16", "50.0†", "0"), out
-    assert _row(out, "3", "home", "7.00", "10.00 ± 3.00", "4", "25.0*", "0"), out   # two blocks: TrueSkill
+    assert _row(out, "1", "far", "+4.8", "27.00", "12", "75.0*†", "0"), out   # * : far never played home
+    assert _row(out, "~2", "near", "-0.5", "22.00", "16", "50.0†", "0"), out
+    assert _row(out, "3", "home", "-4.3", "7.00", "4", "25.0*", "0"), out   # two blocks: TrueSkill
     assert "†: rests on a remote bot's duplicate blocks (docs/remote-bots.md)" in " ".join(out.split()), out
     wide = pepper("--wide", db=path).stdout
     assert re.search(r"^ *1 +far .* 75\.0\*† .* \d+%†( ~)? *$", wide, re.M), wide
     assert re.search(r"^ *~2 +near .* 50\.0† .* \d+%( ~)? *$", wide, re.M), wide
     # The same games with far a command bot: neither the mark nor its caption.
     plain = pepper(db=_far_and_near(tmp_path / "plain.db", "command"), columns="80").stdout
-    assert _row(plain, "1", "far", "27.00", "30.00 ± 3.00", "12", "75.0*", "0"), plain
+    assert _row(plain, "1", "far", "+4.8", "27.00", "12", "75.0*", "0"), plain
     assert "†" not in plain and "remote" not in plain, plain

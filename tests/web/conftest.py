@@ -39,7 +39,9 @@ def match_server(match_db) -> Iterator[Server]:
     s.stop()
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an event loop running in the worker's thread while it is
+# open, and a later test on the same xdist worker that calls asyncio.run (tests/arena's) would fail on it.
+@pytest.fixture(scope="module")
 def browser():
     needs.require("chromium")
     from playwright.sync_api import sync_playwright

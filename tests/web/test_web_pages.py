@@ -26,11 +26,16 @@ def test_the_leaderboard_shows_the_ranked_bots(server, page, tmp_path):
         row = rows.nth(i)
         assert row.get_attribute("data-bot") == r["bot"] and row.locator("td.games").inner_text() == str(GAMES)
         assert row.locator("td.rating").inner_text() == f"{r['conservative']:.2f}"
+        # the points rating the rows are ordered by (a complete block each way: a number, not "-")
+        shown = row.locator("td.points").inner_text()   # signed, one decimal (the page rounds half up)
+        assert r["points"] is not None and re.fullmatch(r"[+-]\d+\.\d", shown) and abs(float(shown) - r["points"]) <= 0.05 + 1e-9
         assert row.locator("td.rating").get_attribute("title") == f"mu {r['mu']:.2f}, sigma {r['sigma']:.2f}"
         for cell, value in (("field", r["field_pct"]), ("win", r["win_pct"])):  # field % where win % was, win % beside
             shown = row.locator(f"td.{cell}").inner_text()                      # (rounded half up; Python: half to even)
             assert re.fullmatch(r"\d+\.\d", shown) and abs(float(shown) - value) <= 0.05 + 1e-9, (cell, shown, value)
-    assert page.locator("#leaderboard thead th").all_inner_texts()[4:7] == ["games", "field %", "win %"]
+    assert page.locator("#leaderboard thead th").all_inner_texts()[2:8] == ["points", "rating", "interval", "games",
+                                                                             "field %", "win %"]
+    assert [r["points"] for r in board["rows"]] == sorted((r["points"] for r in board["rows"]), reverse=True)
     page.locator("#charts svg.chart g.series").first.wait_for()   # every bot's history on one chart
     assert page.locator("#charts svg.chart").count() == 1 and page.locator("#charts svg.chart g.series").count() == 2
     for i, r in enumerate(board["rows"]):   # ~N: not significantly below the row above

@@ -26,7 +26,7 @@ function faultCell(n, kind) { return el("td", {class: n ? "fault num" : "num", t
 
 async function loadTable() {
   const tbody = document.querySelector("#leaderboard tbody");
-  if (!poolSel.value) { tbody.replaceChildren(el("tr", {}, el("td", {colspan: 15}, "no rated pool yet"))); return; }
+  if (!poolSel.value) { tbody.replaceChildren(el("tr", {}, el("td", {colspan: 16}, "no rated pool yet"))); return; }
   const q = new URLSearchParams({pool: poolSel.value, all_versions: allVersions.checked});
   const board = await api("/api/leaderboard?" + q);
   document.getElementById("newest").textContent = "newest game " + board.newest_game;
@@ -41,6 +41,7 @@ async function loadTable() {
                 r.tied_above ? "not significantly below the row above: " + why : why},
          (r.beats_above ? "^" : r.tied_above ? "~" : "") + r.rank),
       el("td", {}, el("a", {href: "/bots/" + encodeURIComponent(r.bot)}, r.label)),
+      el("td", {class: "num points"}, r.points === null ? "-" : (r.points >= 0 ? "+" : "") + num(r.points, 1)),
       el("td", {class: "num rating", title: `mu ${num(r.mu, 2)}, sigma ${num(r.sigma, 2)}`}, num(r.conservative, 2)),
       el("td", {class: "num"}, `${num(r.mu, 2)} ± ${num(3 * r.sigma, 2)}`),
       el("td", {class: "num games"}, r.games),
