@@ -96,6 +96,8 @@ from sample_bots import HeuristicBot  # noqa: E402
 from sample_bots.mixed import Mixed  # noqa: E402
 
 RATES = (0.0, 0.2, 0.4, 0.6, 0.8)
+#: The fine ladder (rungs 10 points of random play apart) the documented games-to-the-order figures are measured on.
+ORDER_RATES = (0.0, 0.1, 0.2, 0.3, 0.4)
 # The scores the arena's adaptive rounds used before its table's adjacent pairs, kept here to compare them: TrueSkill
 # match quality plus this weight of the line-up's sigmas ("quality"), and every opposed pair's order doubt ("doubt").
 UNCERTAINTY_WEIGHT = 0.05
@@ -589,8 +591,17 @@ def variance(a) -> dict:
         svg.parent.mkdir(parents=True, exist_ok=True)
         svg.write_text(dv.svg(rows, "Evidence per block, by statistic"))
     r3 = f"{tests[best]['ratio']:.2f}" if best else "n/a"
-    # The table's order still comes from TrueSkill on game results: no ranking figure to give for the deal statistics.
-    print(f"variance: order_games_ratio=n/a order_time_ratio=n/a sprt_games_ratio={r3}")
+    r1 = r2 = "n/a"
+    if a.order_seeds:   # the table's order (the points rating) on the fine ladder, against naive: ranking's measurement
+        order = argparse.Namespace(**{**vars(a), "seeds": a.order_seeds, "max_games": a.order_max_games,
+                                      "rates": ORDER_RATES, "modes": "adaptive,mirrored,naive", "deal_cap": 4,
+                                      "wallclock": a.order_wallclock, "games_to_right": None})
+        out["order"] = ranking(order)
+        default = out["order"]["adaptive"]   # the arena's default mode
+        shown = lambda x: "n/a" if x is None else f"{x:.2f}"  # noqa: E731
+        r1 = shown(default.get("ratio_games"))
+        r2 = shown(default.get("ratio_seconds")) if a.order_wallclock else "n/a"
+    print(f"variance: order_games_ratio={r1} order_time_ratio={r2} sprt_games_ratio={r3}")
     return out
 
 
@@ -639,6 +650,11 @@ def main(argv=None) -> int:
     ap.add_argument("--max-blocks", type=int, default=400, help="variance: a match's most blocks")
     ap.add_argument("--error-runs", type=int, default=200, help="variance: simulated tests per hypothesis and method")
     ap.add_argument("--max-error-blocks", type=int, default=20000, help="variance: a simulated test's most blocks")
+    ap.add_argument("--order-seeds", type=int, default=160,
+                    help="variance: seeds of the games to the table's order on the fine ladder (0: not measured)")
+    ap.add_argument("--order-max-games", type=int, default=400, help="variance: a seed's most games for the order")
+    ap.add_argument("--order-wallclock", type=int, default=3, metavar="RUNS",
+                    help="variance: real arena runs per mode timing the games to the order (0: not timed)")
     ap.add_argument("--svg", default=str(results.ROOT / "docs" / "img" / "deal-variance.svg"),
                     help="variance: where the plot goes (not with --no-write)")
     results.add_arguments(ap)
@@ -681,7 +697,10 @@ MEASURES = {  # each measurement's title and line on what it measures
                            "multiplier over the block score, (z / z_score)^2 pooled over the unequal pairs; then "
                            f"`pepper arena match heuristic H10 --sprt \"{a.sprt}\"` with each statistic on the same "
                            f"blocks of {a.matches} seeded matches of full iowa games, and each test's error rates by "
-                           f"{a.error_runs} simulated tests per hypothesis on those blocks, resampled."),
+                           f"{a.error_runs} simulated tests per hypothesis on those blocks, resampled"
+                           + ("; then the games until the table's order (the points rating) is exactly right, as "
+                              "`ranking` measures them, for the adaptive default, a planned round robin and the naive "
+                              "baseline, timed by real arena runs." if a.order_seeds else ".")),
     "verify": lambda a: ("Ladder order", f"The ratings after one mirrored run of {a.games} games, to check the ladder's "
                          f"order (the less random play, the stronger); {_ladder_text(a)}."),
 }
@@ -747,6 +766,12 @@ def _variance_table(out: results.Results, a, res: dict) -> None:
               [[n, t["games"], t["ratio"], t["h1"], t["elo0"], t["elo1"]] for n, t in res["sprt"].items()],
               heading="The match's SPRT, heuristic against H10",
               note=f"Best honest test: {res['best'] or 'none'}.")
+    if "order" in res:
+        sub = argparse.Namespace(**{**vars(a), "wallclock": a.order_wallclock, "max_games": a.order_max_games})
+        before = len(out.tables)
+        _ranking_table(out, sub, res["order"])
+        out.tables[before].heading = (f"Games to the table's exact order in 80% of {a.order_seeds} seeds, fine ladder "
+                                      f"{', '.join(ladder(ORDER_RATES))}, iowa cut to 4 deals")
 
 
 TABLES = {"scale": _scale_table, "ranking": _ranking_table, "speed": _speed_table, "verify": _verify_table, "variance": _variance_table}

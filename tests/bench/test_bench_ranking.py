@@ -125,6 +125,22 @@ def test_ranking_wallclock_times_the_first_n_planned_games_of_a_real_arena_run(c
     assert 0 < r["seconds"] < one["games"] / one["rate"] - one["startup_s"] + 1e-6, r   # within the run, start-up out
 
 
+def test_ranking_counts_the_games_to_the_order_by_points_and_by_trueskill(capsys):
+    """`ranking`: each mode's games to the right order under the table's order (the points rating of its complete
+    blocks; the naive baseline by TrueSkill on game results, as a harness without blocks has it) and under the
+    other, from the same games. On these seeds the points rating is right sooner than TrueSkill in the duplicate
+    modes (deterministic: the games are seeded and played in process)."""
+    ranking.main(["ranking", "--seeds", "3", "--max-games", "200", "--modes", "adaptive,mirrored,naive", "--json",
+                  "--no-write"])
+    res = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert [res[m]["order"] for m in ("adaptive", "mirrored", "naive")] == ["points", "points", "trueskill"]
+    for mode in ("adaptive", "mirrored"):
+        by = res[mode]["games_by_order"]
+        assert res[mode]["games"] == by["points"] < by["trueskill"], res[mode]
+    assert res["naive"]["games"] == res["naive"]["games_by_order"]["trueskill"]
+    assert res["adaptive"]["ratio_games"] == res["adaptive"]["games"] / res["naive"]["games"]
+
+
 def test_given_games_to_the_right_order_skip_the_seeds_and_time_only(capsys):
     """`--games-to-right MODE=N` takes each mode's N from an earlier run and only plays the arena runs (no seed is
     played in process: a mode not given is not timed); a malformed value is refused with the expected form."""
@@ -145,14 +161,17 @@ def test_variance_compares_the_block_statistics_and_ends_with_the_ratios_line(ca
     the results table, the plot and, as the last line, the three ratios."""
     ranking.main(["variance", "--configs", "iowa:4:2,pepper-30:3:2", "--pairs", "0:0.4,0.3:0.3", "--blocks", "12",
                   "--matches", "2", "--max-blocks", "8", "--error-runs", "10", "--max-error-blocks", "300",
+                  "--order-seeds", "2", "--order-max-games", "60", "--order-wallclock", "0",
                   "--results", str(tmp_path / "variance.md"), "--svg", str(tmp_path / "variance.svg")])
     lines = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r"variance: order_games_ratio=n/a order_time_ratio=n/a sprt_games_ratio=(\d+\.\d\d|n/a)",
-                        lines[-1]), lines[-2:]
+    assert re.fullmatch(r"variance: order_games_ratio=(\d+\.\d\d|n/a) order_time_ratio=n/a "
+                        r"sprt_games_ratio=(\d+\.\d\d|n/a)", lines[-1]), lines[-2:]
     text = (tmp_path / "variance.md").read_text()
     row = next(line for line in text.splitlines() if line.startswith("| iowa | 4 | 2 | 12 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[4] == "1.00" and all(float(c) > 0 for c in cells[5:]), row
     assert "| pepper-30 | 3 | mix30-mix30b |" in text and "| score GSPRT | " in text
+    assert "## Games to the table's exact order in 80% of 2 seeds, fine ladder mix00, mix10" in text
+    assert re.search(r"^\| naive \(the baseline\) \| trueskill \| ", text, re.M) and "| adaptive | points | " in text, text
     svg = (tmp_path / "variance.svg").read_text()
     assert svg.startswith("<svg") and svg.count("<rect") >= 2 * 5 and "pepper-30" in svg
