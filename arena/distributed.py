@@ -18,6 +18,11 @@ resubmitted by the driver a few times; one that runs past ``match_timeout_s`` a 
 command finds the run by its key and resubmits the matches with games still pending (Ray cancels the tasks of a
 driver that died).
 
+Rounds. A run's planner decides its games as on one machine: a fixed plan is submitted at once; an adaptive run
+(``--adaptive``, ``--until-confident``) and ``pepper arena match --ray`` plan each round once the games it is chosen
+on have come back and been rated (:func:`_plan_round`), and stop when the planner says so, the matches in flight
+played out. The same command and seed plan the same rounds as without Ray.
+
 This module imports Ray only inside :func:`run` and a task's body on a node: the single-machine arena never loads it.
 """
 
@@ -33,8 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import RunConfig
+from .context import RunContext
 from .errors import ArenaError, UsageError
 from .match_task import MatchResult, match_id, play_match, shipped_files, stream_match
+from .planners import Planner
 from .progress import Progress
 from .ray_start import connect
 from .store import Bot, BotKind, NewGame, PlannedGame, Store
@@ -78,15 +85,16 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
         notify: Callable[[str], None] | None = None, *, match_timeout_s: float = MATCH_TIMEOUT_S,
         matches_per_task: int | None = None, working_dir: str | None = None,
         on_match: Callable[[MatchResult], None] | None = None, local_cpus: int | None = None,
-        object_store_mb: int | None = None) -> tuple[int, Progress]:
+        object_store_mb: int | None = None, planner: Callable[[RunContext], Planner] | None = None
+        ) -> tuple[int, Progress]:
     """Play every pending game of the run ``config`` describes as Ray tasks on the cluster at ``address``
     (``auto``, ``local`` or ``HOST:PORT``); the same command resumes it. ``working_dir``: a directory Ray ships
     to every node as the tasks' working directory (Ray's runtime_env), where the bots registered with a cwd in it
     run from (docs/cluster.md). ``on_match``: called with each match's result as it
     is committed. ``local_cpus``, ``object_store_mb``: the CPUs and object store of the instance ``local`` starts
-    (Ray's defaults: every core, 30% of the memory). Returns (run id, progress)."""
-    if config.adaptive:
-        raise UsageError("--ray plays fixed schedules; --adaptive is not supported with --ray yet")
+    (Ray's defaults: every core, 30% of the memory). ``planner``: as :class:`arena.tournament.Arena` takes it
+    (default: the config's, adaptive or fixed); its rounds are planned as the games they are chosen on come back,
+    and its stop ends the run (:func:`_drive`). Returns (run id, progress)."""
     if config.referee:
         raise UsageError("--ray starts a referee per match on its node: drop --referee")
     try:
@@ -100,7 +108,7 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
     store = Store(config.db)
     started_ray = False
     try:
-        arena = Arena(config, store, on_progress, notify)
+        arena = Arena(config, store, on_progress, notify, planner=planner)
         run_id, bots = arena.open_run()
         if remote := [b.name for b in bots if b.kind is BotKind.REMOTE]:
             raise UsageError(f"remote bot(s) {', '.join(remote)} connect to one referee; --ray starts one per match: "
@@ -119,7 +127,7 @@ def run(config: RunConfig, address: str, on_progress: Callable[[Progress], None]
                           match_timeout_s, matches_per_task, on_match or (lambda r: None), root, address)
         arena.sink.rate(run_id, past_gaps=True)
         pending = store.pending(run_id)
-        if not pending:
+        if not pending and arena.planner.finished(run_id):
             store.finish_run(run_id)
         if arena.fleet.withdrawn:
             progress.withdrawn = sorted(arena.fleet.withdrawn)
@@ -164,12 +172,12 @@ def cluster_plan(nodes: dict[str, int], cpus: int, matches_per_task: int) -> str
             f"{slots} task(s) at once")
 
 
-def _tasks(arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+def _tasks(arena: Arena, games: list[PlannedGame], run_id: int, bots: dict[str, Bot], names: list[str],
            matches_per_task: int | None, nodes: dict[str, int]) -> deque[_Task]:
-    """The run's matches with games pending, ``matches_per_task`` to a task (None: see TASKS_PER_SLOT), each task
-    asking for the CPUs the run's largest match needs (:func:`task_cpus`)."""
+    """The matches of ``games`` (the run's pending ones, or a round just planned), ``matches_per_task`` to a task
+    (None: see TASKS_PER_SLOT), each task asking for the CPUs the largest match needs (:func:`task_cpus`)."""
     by_match: dict[int, list[PlannedGame]] = {}
-    for g in store.pending(run_id):
+    for g in games:
         by_match.setdefault(g.match, []).append(g)
     if not by_match:
         return deque()
@@ -217,14 +225,18 @@ def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]
 def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
            on_progress, notify, match_timeout_s: float, matches_per_task: int | None, on_match, root: str | None,
            address: str) -> Progress:
-    total = store.planned_count(run_id)
     done = store.game_ids(run_id).count
-    progress = Progress(total=total, done=done, resumed=done, faults=store.run_table_faults(run_id))
+    progress = Progress(total=arena.planner.total(run_id), done=done, resumed=done,
+                        faults=store.run_table_faults(run_id))
     arena.sink.rate(run_id)  # games a killed driver committed and did not get to rate
     nodes = _wait_for_cpus(ray, cpu_nodes(ray), time.monotonic(), progress, address)
-    queue = _tasks(arena, store, run_id, bots, names, matches_per_task, nodes)
+    queue = _tasks(arena, store.pending(run_id), run_id, bots, names, matches_per_task, nodes)
+    if not queue and (first := _plan_round(arena, store, run_id, set(), progress)):
+        queue = _tasks(arena, first, run_id, bots, names, matches_per_task, nodes)
     if queue:
         notify(cluster_plan(nodes, queue[0].cpus, len(queue[0].ids)))
+    planning = True     # the planner may plan more rounds (an adaptive run, a match): see _plan_round
+    back_idx: set[int] = set()   # plan indexes of the games that have come back (stored, or stored before)
     versions = dict(arena.versions or {})
     files = shipped_files(arena.cfg)
     flying: dict = {}   # ObjectRef -> _Task
@@ -246,7 +258,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         queue.appendleft(task)
 
     last_tick = last_nodes = time.monotonic()
-    while queue or flying:
+    while queue or flying or planning:
         if time.monotonic() - last_nodes > 1.0:
             last_nodes = time.monotonic()
             nodes = _nodes_left(ray, flying, queue, progress, address)
@@ -258,14 +270,23 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
                 continue  # not played: stays pending
             submit(task)
         progress.in_flight = sum(len(t.games) for t in flying.values())
-        ready, rest = ray.wait(list(flying), num_returns=1, timeout=POLL_S)
+        ready, rest = ray.wait(list(flying), num_returns=1, timeout=POLL_S) if flying else ([], [])
         if ready and rest:  # and every other match that has come back: committed together, one transaction
             ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
         if back := _collect(ray, flying, ready, again):
             commit(arena, store, run_id, back, progress, committed, notify)
+            back_idx.update(g.idx for res in back for g in res.games)
+            arena.planner.stored(run_id)
             for res in back:
                 if res.final:
                     on_match(res)
+        if planning and not queue:
+            waiting = {g.idx for t in flying.values() for g in t.games} - back_idx
+            new = _plan_round(arena, store, run_id, waiting, progress)
+            if new is None:
+                planning = False
+            elif new:
+                queue.extend(_tasks(arena, new, run_id, bots, names, matches_per_task, nodes))
         now = time.monotonic()
         _cancel_stragglers(ray, flying, now, match_timeout_s, again)
         if ready or now - last_tick > 1.0:
@@ -273,6 +294,29 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
             progress.in_flight = sum(len(t.games) for t in flying.values())
             on_progress(progress)
     return progress
+
+
+def _plan_round(arena: Arena, store: Store, run_id: int, waiting: set[int], progress: Progress) -> list[PlannedGame] | None:
+    """The planner's next round, as the single-machine arena plans it (:meth:`arena.tournament.Arena._plan_round`):
+    once none of the games it is chosen on (planned before its basis) is ``waiting`` (in flight and not back) and no
+    more than its lag are, rated first; stored in the plan and returned. [] while they are waiting; None when no round follows (a fixed plan, the
+    cap reached) or the planner stops the run (``--until-confident``, a decided match: ``progress.stopped``)."""
+    planner = arena.planner
+    planned = store.planned_count(run_id)
+    if not planner.more(run_id, planned):
+        return None
+    # At most the lag and a round in flight, as on one machine: a round planned early is played past a decision.
+    lag, _ = planner.window(planned)
+    basis = planner.basis(planned)
+    if len(waiting) > lag or any(i < basis for i in waiting):
+        return []
+    arena.sink.rate(run_id)
+    if why := planner.stop_reason(run_id):
+        progress.stopped = why
+        return None
+    store.append_plan(run_id, planner.next_round(run_id))
+    progress.total = planner.total(run_id)
+    return store.planned(run_id, start=planned)
 
 
 def _nodes_left(ray, flying: dict, queue: deque[_Task], progress: Progress, address: str) -> dict[str, int]:
@@ -354,6 +398,8 @@ def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: 
     for bot, why in res.withdrawn.items():
         if bot not in arena.fleet.withdrawn:
             arena.fleet.withdrawn[bot] = why
+            for on_withdraw in arena.fleet.on_withdraw:   # the planner's rounds leave it out from now on
+                on_withdraw(bot)
             notify(f"bot {bot!r} {why} (on {res.node}): it is withdrawn from this run; its matches not begun are not "
                    "played (run the same command again once it is fixed)")
 

@@ -171,9 +171,12 @@ class SequentialPlanner(Entrants):
                              first_match=first, lineup_order=order)
 
 
-def play(config: MatchConfig, on_progress=None, notify=None, on_block=None) -> MatchStatus:
+def play(config: MatchConfig, on_progress=None, notify=None, on_block=None, *, ray: str | None = None,
+         ray_options: dict | None = None) -> MatchStatus:
     """Play (or resume) the match ``config`` describes until its test decides or its games run out; a match
-    already decided, or out of games, plays nothing more. Returns its status."""
+    already decided, or out of games, plays nothing more. ``ray``: its blocks as Ray tasks on the cluster at that
+    address (:func:`arena.distributed.run`, with ``ray_options``), each round planned once the blocks it follows are
+    back. Returns its status."""
     store = Store(config.db)
     try:
         asked, config = config.statistic, config.statistic_for(store)
@@ -187,8 +190,16 @@ def play(config: MatchConfig, on_progress=None, notify=None, on_block=None) -> M
         st = planner.status(run_id)
         out_of_games = store.planned_count(run_id) >= config.games and not store.pending(run_id)
         if st.verdict is None and not out_of_games:
-            asyncio.run(arena.run())
-            st = planner.status(run_id)
+            if ray:   # only then is Ray imported
+                from . import distributed
+
+                distributed.run(config, ray, on_progress, notify, planner=lambda ctx: SequentialPlanner(ctx, on_block),
+                                **(ray_options or {}))
+                # Read again on this store (the run's closed with it); on_block has seen every block already.
+                st = SequentialPlanner(arena.ctx).status(run_id)
+            else:
+                asyncio.run(arena.run())
+                st = planner.status(run_id)
         return st
     finally:
         store.close()

@@ -139,7 +139,7 @@ def _vs_next(r: Row) -> str:
 _NEXT = Column("vs next", _vs_next)
 _POINTS = Column("points", lambda r: "-" if r.points is None else f"{r.points:+.1f}")
 #: What the points column is (arena.points); short enough for the compact table.
-POINTS_CAPTION = "points: a game, above the field's average, duplicate blocks' margins"
+POINTS_CAPTION = "points: points a game above the field, from duplicate blocks' margins"
 NEXT_CAPTION = "~N: not significantly below the bot above (95%)"
 #: Added below NEXT_CAPTION when a row is so marked.
 BEATS_CAPTION = "^N: beats the bot above head to head (95%)"

@@ -25,6 +25,32 @@ WideOption = Annotated[bool, typer.Option("--wide", "-w", help="Every column: mu
 
 
 # ------------------------------------------------------------------ arena
+# The Ray options, shared by `pepper arena run` and `pepper arena match` (docs/cluster.md).
+RayOption = Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches as Ray tasks across a "
+                                               "cluster: auto (the cluster this machine is in), local (start one here) "
+                                               "or HOST:PORT (docs/cluster.md; needs Ray: the ray extra).")]
+RayTimeoutOption = Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds per match after "
+                                                 "which a task still running is cancelled and played again.")]
+RayWorkingDirOption = Annotated[Path | None, typer.Option("--ray-working-dir", metavar="DIR", help="With --ray: ship DIR "
+                                                          "to every node (Ray's working_dir); bots registered with a "
+                                                          "cwd in it run from the copy there.")]
+RayMatchesOption = Annotated[int | None, typer.Option("--ray-matches", min=1, help="With --ray: matches per Ray task "
+                                                      "(more spreads the start of a referee and the bots over more "
+                                                      "games; default: about 4 tasks per task slot, at most 50).")]
+RayCpusOption = Annotated[int | None, typer.Option("--ray-cpus", min=1, help="With --ray local: the CPUs of the Ray "
+                                                   "instance it starts (default: every core).")]
+RayObjectStoreOption = Annotated[int | None, typer.Option("--ray-object-store", metavar="MB", min=64, help="With --ray "
+                                                          "local: its object store's size in MB (default: Ray's, 30% "
+                                                          "of the memory).")]
+
+
+def _ray_options(timeout: float, working_dir: Path | None, matches: int | None, cpus: int | None,
+                 object_store: int | None) -> dict:
+    """The keyword arguments of :func:`arena.distributed.run` the Ray options give."""
+    return {"match_timeout_s": timeout, "matches_per_task": matches,
+            "working_dir": str(working_dir) if working_dir else None, "local_cpus": cpus, "object_store_mb": object_store}
+
+
 @app.command("run")
 def arena_run(
     ruleset: Annotated[str, typer.Option("--ruleset", "-r", help="A built-in ruleset or a .toml ruleset file.")] = "iowa",
@@ -80,22 +106,12 @@ def arena_run(
     twins: Annotated[str, typer.Option(help="apart: each game of a duplicate block played by processes of the bot's "
                                             "that play no other game of it (a process per rotation, docs/sandbox.md); "
                                             "shared: by any of its processes (trusted bots).")] = "apart",
-    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Play the matches as Ray tasks across a "
-                                            "cluster: auto (the cluster this machine is in), local (start one here) or "
-                                            "HOST:PORT (docs/cluster.md; needs Ray: the ray extra).")] = None,
-    ray_timeout: Annotated[float, typer.Option("--ray-timeout", min=1.0, help="With --ray: seconds per match after "
-                                               "which a task still running is cancelled and played again.")] = 600.0,
-    ray_working_dir: Annotated[Path | None, typer.Option("--ray-working-dir", metavar="DIR", help="With --ray: ship DIR "
-                                                         "to every node (Ray's working_dir); bots registered with a cwd "
-                                                         "in it run from the copy there.")] = None,
-    ray_matches: Annotated[int | None, typer.Option("--ray-matches", min=1, help="With --ray: matches per Ray task "
-                                                    "(more spreads the start of a referee and the bots over more "
-                                                    "games; default: about 4 tasks per task slot, at most 50).")] = None,
-    ray_cpus: Annotated[int | None, typer.Option("--ray-cpus", min=1, help="With --ray local: the CPUs of the Ray "
-                                                 "instance it starts (default: every core).")] = None,
-    ray_object_store: Annotated[int | None, typer.Option("--ray-object-store", metavar="MB", min=64, help="With --ray "
-                                                         "local: its object store's size in MB (default: Ray's, 30% "
-                                                         "of the memory).")] = None,
+    ray: RayOption = None,
+    ray_timeout: RayTimeoutOption = 600.0,
+    ray_working_dir: RayWorkingDirOption = None,
+    ray_matches: RayMatchesOption = None,
+    ray_cpus: RayCpusOption = None,
+    ray_object_store: RayObjectStoreOption = None,
 ) -> None:
     """Run a tournament (resumable: the same command continues it) and print the ranked table."""
     from arena.store import StoreError
@@ -110,7 +126,7 @@ def arena_run(
             tau=tau, deals=deals, log_dir=log_dir, db=db, sandbox=sandbox, ray=ray, twins=twins)
     except ValueError as e:   # RunOptionsError, ControlTokenError, RulesetError
         _fail(str(e))
-    ray_plan = ray and adaptive is None   # --ray plays a plan fixed up front (the default there)
+    ray_plan = ray and adaptive is None and not until_confident   # --ray plans up front unless told otherwise
     rs = cfg.ruleset_obj()
     st = _store(db)
     try:
@@ -133,12 +149,11 @@ def arena_run(
             if ray:  # only then is Ray imported (the single-machine arena never loads it)
                 from arena import distributed
                 if ray_plan:
-                    note("--ray: the run's games are planned up front (--planned), not in adaptive rounds, which "
-                         "Ray does not play yet")
+                    note("--ray: the run's games are planned up front (--planned), so that every node has matches "
+                         "from the start; --adaptive plans in rounds, each once the games it is chosen on are back")
                 run_id, prog = distributed.run(cfg, ray, on_progress=None if quiet else shown.update, notify=note,
-                                               match_timeout_s=ray_timeout, matches_per_task=ray_matches,
-                                               working_dir=str(ray_working_dir) if ray_working_dir else None,
-                                               local_cpus=ray_cpus, object_store_mb=ray_object_store)
+                                               **_ray_options(ray_timeout, ray_working_dir, ray_matches, ray_cpus,
+                                                              ray_object_store))
             else:
                 run_id, prog = run(cfg, on_progress=None if quiet else shown.update, notify=note)
         except UsageError as e:
@@ -172,7 +187,7 @@ def run_config(*, ruleset: str, players: int | None, games: int, seed: int, line
                twins: str = "apart") -> RunConfig:
     """The run ``pepper arena run``'s options describe, checked before anything starts: the line-up, the control
     token (resolve_control_token: read, and hidden from /proc), the options that exclude each other, the ruleset
-    and the player count. ``adaptive`` None: adaptive, or planned with ``ray``. Raises RunOptionsError,
+    and the player count. ``adaptive`` None: adaptive, or planned with ``ray`` (unless ``until_confident``). Raises RunOptionsError,
     ControlTokenError or RulesetError (all ValueErrors) naming the option; the bots are checked against the
     store by Arena.check."""
     if lineup not in ("mirrored", "mixed"):
@@ -186,10 +201,9 @@ def run_config(*, ruleset: str, players: int | None, games: int, seed: int, line
         raise RunOptionsError(f"--shards {shards}: --ray starts one referee per match on its node (Ray spreads the "
                               "matches over the cluster's cores): drop --shards")
     if adaptive is None:
-        adaptive = not ray
+        adaptive = not ray or until_confident
     if until_confident and not adaptive:
-        raise RunOptionsError("--until-confident stops between the rounds of an adaptive run: drop --planned" + (
-            " (--ray plays a fixed plan)" if ray else ""))
+        raise RunOptionsError("--until-confident stops between the rounds of an adaptive run: drop --planned")
     cfg = RunConfig(ruleset=ruleset, players=players, games=games, seed=seed, lineup=lineup, duplicate=duplicate,
                     adaptive=adaptive, until_confident=until_confident,
                     bots=[b.strip() for b in bots.split(",")] if bots else None, concurrency=concurrency,
@@ -223,6 +237,12 @@ def arena_match(
     db: DbOption = Path("arena.db"),
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No LLR lines while it plays.")] = False,
     progress_every: Annotated[float, typer.Option(min=0.0, help="Seconds between LLR lines (0: one per block).")] = 5.0,
+    ray: RayOption = None,
+    ray_timeout: RayTimeoutOption = 600.0,
+    ray_working_dir: RayWorkingDirOption = None,
+    ray_matches: RayMatchesOption = None,
+    ray_cpus: RayCpusOption = None,
+    ray_object_store: RayObjectStoreOption = None,
 ) -> None:
     """Play duplicate blocks of A against B until a sequential test (SPRT) decides whether A is stronger.
 
@@ -276,7 +296,8 @@ def arena_match(
             typer.echo(line(status))
 
     try:
-        status = play(cfg, notify=lambda m: typer.echo(m, err=True), on_block=on_block)
+        status = play(cfg, notify=lambda m: typer.echo(m, err=True), on_block=on_block, ray=ray,
+                      ray_options=_ray_options(ray_timeout, ray_working_dir, ray_matches, ray_cpus, ray_object_store))
     except UsageError as e:
         _fail(str(e))
     except (ArenaError, StoreError) as e:
@@ -459,20 +480,24 @@ def _print_table(st, pool: str, wide: bool = False, all_versions: bool = False, 
     columns = WIDE if wide else COMPACT
     label = Pool.parse(pool).label(_stored_pools(st))
     rows = table(st, pool, all_versions=all_versions, as_of=as_of, order=order)
-    beats = "\n" + BEATS_CAPTION if any(r.beats_above for r in rows) else ""
-    t = Table(title=f"{label}{after}: ranked by {ordered_by(rows, order)}", box=box.SIMPLE_HEAD,
-              show_edge=False, pad_edge=False, collapse_padding=True,
-              caption=POINTS_CAPTION + "\n" + FIELD_CAPTION + "\n" + (REMOTE_CAPTION + "\n" if remote_marked(rows) else "")
-              + ("field of: the other bots it has such blocks against; win %: games won, "
-                                              "which depends on whom it was scheduled against\n"
-                                              "vs next: P(better than the next bot); ~ not significant (95%); ^ the next bot beats it head "
-                                              "to head" if wide else
-                                              "faults = timeouts + illegal + crashes + fallbacks (--wide)\n" + NEXT_CAPTION) + beats)
+    notes = [POINTS_CAPTION, FIELD_CAPTION] + ([REMOTE_CAPTION] if remote_marked(rows) else [])
+    notes += (["field of: the other bots it has such blocks against; win %: games won, which depends on whom it was "
+               "scheduled against",
+               "vs next: P(better than the next bot); ~ not significant (95%); ^ the next bot beats it head to head"]
+              if wide else ["faults = timeouts + illegal + crashes + fallbacks (--wide)", NEXT_CAPTION])
+    notes += [BEATS_CAPTION] if any(r.beats_above for r in rows) else []
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
     for c in columns:  # short of room, the compact table folds the names and keeps the numbers whole
         t.add_column(c.header, justify="left" if c.left else "right", overflow="fold", no_wrap=not (c.left or wide))
     for r in rows:
         t.add_row(*(c.cell(r) for c in columns))
-    _console(t, wide).print(t)
+    # The title and the notes as lines of their own, not rich's title and caption: those wrap to the table's width,
+    # and the compact table is narrower than its notes.
+    con = _console(t, wide)
+    con.print(f"{label}{after}: ranked by {ordered_by(rows, order)}", markup=False)
+    con.print(t)
+    for note in notes:
+        con.print(note, markup=False)
     if cross:
         _print_cross(st, pool, rows, as_of)
 

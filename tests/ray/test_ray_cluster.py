@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -307,12 +308,39 @@ def test_a_bot_shipped_as_the_working_dir_runs_from_the_copy_ray_unpacked_on_the
     assert f"{games}/{games} games" in out.stdout
 
 
-def test_ray_with_an_adaptive_schedule_is_refused_with_a_clear_error_before_anything_starts(tmp_path):
+def test_adaptive_rounds_on_the_cluster_plan_the_same_games_as_on_one_machine(cluster, tmp_path):
+    """--adaptive with --ray: each round planned once the games it is chosen on are back and rated, so the same
+    command and seed plan the same rounds, and so the same games and table, as the single-machine arena."""
+    games = 20
     db = _db(tmp_path, "ray.db")
-    out = _pepper([*_run_args(db, 4), "--adaptive", "--ray", "local"], tmp_path, timeout=60)
-    assert out.returncode == 2, out.stdout + out.stderr
-    assert "--adaptive is not supported with --ray" in out.stdout + out.stderr
-    assert "Started a local Ray instance" not in out.stderr
+    out = _pepper([*_run_args(db, games), "--adaptive", "--ray", cluster.address], tmp_path, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "planned up front" not in out.stdout + out.stderr
+    local = _db(tmp_path, "local.db")
+    assert _pepper([*_run_args(local, games), "--adaptive"], tmp_path, timeout=120).returncode == 0
+    on_ray = _outcome(db)
+    assert len(on_ray[0]) == on_ray[2] == games and on_ray == _outcome(local)
+    with closing(Store(db, read_only=True)) as st, closing(Store(local, read_only=True)) as one:
+        assert [(g.match, g.seed, g.seats) for g in st.planned(1)] == [(g.match, g.seed, g.seats) for g in one.planned(1)]
+
+
+def test_until_confident_and_a_match_stop_early_on_the_cluster(cluster, tmp_path):
+    """--until-confident with --ray (adaptive by itself) stops once the table's pair is apart, well short of its cap;
+    `pepper arena match --ray` plays blocks until its SPRT decides, and says so as it does without Ray."""
+    db = _db(tmp_path, "ray.db")
+    out = _pepper([*_run_args(db, 400)[:-5], "--bots", "heuristic,random", "--until-confident", "--ray",
+                   cluster.address, "--quiet", "--db", str(db)], tmp_path, timeout=240)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "stopped: every adjacent pair of the table is significantly apart" in out.stdout, out.stdout
+    with closing(Store(db, read_only=True)) as st:
+        assert st.planned_count(1) < 400 and not st.pending(1)
+    match = _pepper(["arena", "match", "heuristic", "random", "--ruleset", "short.toml", "--players", "2",
+                     "--sprt", "elo0=0 elo1=20 alpha=0.05 beta=0.05", "--max-games", "400", "--ray", cluster.address,
+                     "--db", str(tmp_path / "match.db")], tmp_path, timeout=240)
+    assert match.returncode == 0 and "H1 accepted: heuristic is stronger than random" in match.stdout, (
+        match.stdout + match.stderr)
+    with closing(Store(tmp_path / "match.db", read_only=True)) as st:
+        assert 0 < st.planned_count(1) < 400
 
 
 def test_a_broken_bot_is_withdrawn_and_the_other_matches_play_on(cluster, tmp_path):
