@@ -86,7 +86,7 @@ kits: ## build the Go and C++ starter kits (a kit whose toolchain is missing is 
 
 install: $(STAMP) $(COMPILED) node-bot ## create .venv and install the project with its test extras (and the Node bot's packages where node is installed)
 
-test: install kits checkgenerate ## run the whole test suite (on the compiled engine), then a pure-Python smoke run
+test: install kits checkgenerate $(BUF) ## run the whole test suite (on the compiled engine), then a pure-Python smoke run
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=15
 	PEPPER_PURE=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/rules tests/service/test_games.py tests/service/test_enforcement.py \
 		-k 'golden or pure_flag or slots or shuffle or short_game or enforcement'

@@ -681,7 +681,9 @@ MEASURES = {  # each measurement's title and line on what it measures
                         "the arena's model and with the unweighted one (a bot alone in both seats of a mixed team rated "
                         f"as a one-player team), medians over seeds 1..{a.seeds}; {_ladder_text(a)}."),
     "ranking": lambda a: ("Games to the right order", "Per scheduling mode, the games until the table's order is exactly "
-                          f"right in at least 80% of {a.seeds} seeds (and stays so), and their time, against a naive "
+                          + (f"right given by an earlier run of the same code (--games-to-right: {', '.join(f'{m} {n}' for m, n in a.games_to_right.items())})"
+                             if a.games_to_right else f"right in at least 80% of {a.seeds} seeds (and stays so)")
+                          + ", and their time, against a naive "
                           "schedule (uniform random line-ups, a fresh deck every game, ordered by TrueSkill on game "
                           "results: the baseline, measured in the same run); the arena's modes ordered as its table is, "
                           "by the points rating of their complete duplicate blocks (arena/points.py), and each mode's "
@@ -719,7 +721,7 @@ def _ranking_table(out: results.Results, a, res: dict) -> None:
     cols += ["right at the end, share", "games to 80% right, by points", "by TrueSkill"]
     rows = []
     for mode, r in res.items():
-        row = [f"{mode} (the baseline)" if mode == "naive" else mode, r.get("order", "trueskill"),
+        row = [f"{mode} (the baseline)" if mode == "naive" else mode, r.get("order") or "-",
                r["games"] or f">{a.max_games}", r["seconds"], r.get("ratio_games"), r.get("ratio_seconds")]
         if a.wallclock:
             row += [r.get("ratio_seconds_paired"), r.get("seconds_by_rate"), r.get("ratio_seconds_by_rate")]
