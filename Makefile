@@ -142,6 +142,7 @@ bench-ranking: install ## games to the right order per scheduling mode, the rati
 	$(BIN)/python bench/ranking.py ranking $(RANKING_ARGS)
 	$(BIN)/python bench/ranking.py verify
 	$(BIN)/python bench/ranking.py variance
+	$(BIN)/python bench/control_variate.py
 
 bench-sandbox: install ## the arena with every bot in Docker vs local processes (needs Docker and `make images`): docs/results/sandbox.md
 	$(BIN)/python bench/sandbox.py
