@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cluster_results import commit, plan_round
 from .config import RunConfig
 from .context import RunContext
 from .errors import ArenaError, UsageError
@@ -222,19 +223,28 @@ def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]
     return back
 
 
-def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
-           on_progress, notify, match_timeout_s: float, matches_per_task: int | None, on_match, root: str | None,
-           address: str) -> Progress:
+def _opening(ray, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+             matches_per_task: int | None, notify, address: str) -> tuple[Progress, dict[str, int], deque[_Task]]:
+    """A session's start: its progress (a resumed run's games and faults counted), what a killed driver left unrated
+    rated, the cluster's nodes with CPUs (waited for), and the tasks of the games pending or else of the first round;
+    says how the cluster's CPUs will be used."""
     done = store.game_ids(run_id).count
     progress = Progress(total=arena.planner.total(run_id), done=done, resumed=done,
                         faults=store.run_table_faults(run_id))
     arena.sink.rate(run_id)  # games a killed driver committed and did not get to rate
     nodes = _wait_for_cpus(ray, cpu_nodes(ray), time.monotonic(), progress, address)
     queue = _tasks(arena, store.pending(run_id), run_id, bots, names, matches_per_task, nodes)
-    if not queue and (first := _plan_round(arena, store, run_id, set(), progress)):
+    if not queue and (first := plan_round(arena, store, run_id, set(), progress)):
         queue = _tasks(arena, first, run_id, bots, names, matches_per_task, nodes)
     if queue:
         notify(cluster_plan(nodes, queue[0].cpus, len(queue[0].ids)))
+    return progress, nodes, queue
+
+
+def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot], names: list[str],
+           on_progress, notify, match_timeout_s: float, matches_per_task: int | None, on_match, root: str | None,
+           address: str) -> Progress:
+    progress, nodes, queue = _opening(ray, arena, store, run_id, bots, names, matches_per_task, notify, address)
     planning = True     # the planner may plan more rounds (an adaptive run, a match): see _plan_round
     back_idx: set[int] = set()   # plan indexes of the games that have come back (stored, or stored before)
     versions = dict(arena.versions or {})
@@ -277,16 +287,12 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
             commit(arena, store, run_id, back, progress, committed, notify)
             back_idx.update(g.idx for res in back for g in res.games)
             arena.planner.stored(run_id)
-            for res in back:
-                if res.final:
-                    on_match(res)
-        if planning and not queue:
-            waiting = {g.idx for t in flying.values() for g in t.games} - back_idx
-            new = _plan_round(arena, store, run_id, waiting, progress)
-            if new is None:
-                planning = False
-            elif new:
-                queue.extend(_tasks(arena, new, run_id, bots, names, matches_per_task, nodes))
+            for res in filter(lambda r: r.final, back):
+                on_match(res)
+        if planning and not queue:   # the next round, once the games it is chosen on are back (None: no more)
+            new = plan_round(arena, store, run_id, {g.idx for t in flying.values() for g in t.games} - back_idx, progress)
+            planning = new is not None
+            queue.extend(_tasks(arena, new or [], run_id, bots, names, matches_per_task, nodes))
         now = time.monotonic()
         _cancel_stragglers(ray, flying, now, match_timeout_s, again)
         if ready or now - last_tick > 1.0:
@@ -294,29 +300,6 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
             progress.in_flight = sum(len(t.games) for t in flying.values())
             on_progress(progress)
     return progress
-
-
-def _plan_round(arena: Arena, store: Store, run_id: int, waiting: set[int], progress: Progress) -> list[PlannedGame] | None:
-    """The planner's next round, as the single-machine arena plans it (:meth:`arena.tournament.Arena._plan_round`):
-    once none of the games it is chosen on (planned before its basis) is ``waiting`` (in flight and not back) and no
-    more than its lag are, rated first; stored in the plan and returned. [] while they are waiting; None when no round follows (a fixed plan, the
-    cap reached) or the planner stops the run (``--until-confident``, a decided match: ``progress.stopped``)."""
-    planner = arena.planner
-    planned = store.planned_count(run_id)
-    if not planner.more(run_id, planned):
-        return None
-    # At most the lag and a round in flight, as on one machine: a round planned early is played past a decision.
-    lag, _ = planner.window(planned)
-    basis = planner.basis(planned)
-    if len(waiting) > lag or any(i < basis for i in waiting):
-        return []
-    arena.sink.rate(run_id)
-    if why := planner.stop_reason(run_id):
-        progress.stopped = why
-        return None
-    store.append_plan(run_id, planner.next_round(run_id))
-    progress.total = planner.total(run_id)
-    return store.planned(run_id, start=planned)
 
 
 def _nodes_left(ray, flying: dict, queue: deque[_Task], progress: Progress, address: str) -> dict[str, int]:
@@ -341,11 +324,6 @@ def _cancel_stragglers(ray, flying: dict, now: float, match_timeout_s: float, ag
             again(task, f"still running after {match_timeout_s * len(task.ids):.0f}s (a straggler): cancelled")
 
 
-def seat_faults(seat) -> int:
-    """A stored seat's faults as the ranked table counts them (``Store.run_table_faults``)."""
-    return seat.faults.timeout + seat.faults.illegal + seat.faults.malformed + seat.fallbacks
-
-
 def _wait_for_cpus(ray, nodes: dict[str, int], since: float, progress: Progress, address: str) -> dict[str, int]:
     """``nodes`` when the cluster has a node with CPUs, else those nodes once one joins within NO_CPUS_S of
     ``since``; raises ArenaError (the run resumable) when none does."""
@@ -357,51 +335,6 @@ def _wait_for_cpus(ray, nodes: dict[str, int], since: float, progress: Progress,
         time.sleep(1.0)
         nodes = cpu_nodes(ray)
     return nodes
-
-
-def commit(arena: Arena, store: Store, run_id: int, back: list[MatchResult], progress: Progress, committed: set[str],
-           notify: Callable[[str], None]) -> None:
-    """Store the games of the matches ``back`` once, in one transaction (a game already stored is dropped), their
-    crashes and withdrawals, and rate what is ready in plan order (one more transaction).
-
-    A result that arrives twice (a retry whose first attempt came back too, or one a later session stored) is
-    counted once in everything it carries: its crashes are stored and its faults counted only with the result
-    whose games were stored (or, for a result without games, the first one this session saw). A batch of games a
-    task handed out while it plays (``final`` False) carries only its games."""
-    flags = store.record_group([dataclasses.replace(g, run_id=run_id) for r in back for g in r.games])
-    dropped = 0
-    k = 0
-    for res in back:
-        stored = flags[k:k + len(res.games)]
-        k += len(res.games)
-        ids = {match_id(run_id, m) for m in res.matches}
-        new = res.final and (any(stored) if res.games else not ids <= committed)
-        if res.final:
-            committed.update(ids)
-        dropped += stored.count(False)
-        progress.done += sum(stored)
-        progress.faults += sum(seat_faults(s) for g, kept in zip(res.games, stored) if kept for s in g.seats)
-        if new:
-            _after(arena, store, run_id, res, progress, notify)
-    if dropped:
-        notify(f"{dropped} game(s) already stored were dropped, not counted twice")
-    arena.sink.rate(run_id)
-
-
-def _after(arena: Arena, store: Store, run_id: int, res: MatchResult, progress: Progress, notify) -> None:
-    """A match's crashes stored and its withdrawals noted."""
-    for bot, code, replayed in res.crashes:
-        store.record_crash(run_id, arena.pool, bot, (arena.versions or {}).get(bot, 1), code, replayed)
-        progress.crashes += 1
-        progress.faults += 1   # a crash is one of the bot's faults in the table
-        progress.replayed += replayed
-    for bot, why in res.withdrawn.items():
-        if bot not in arena.fleet.withdrawn:
-            arena.fleet.withdrawn[bot] = why
-            for on_withdraw in arena.fleet.on_withdraw:   # the planner's rounds leave it out from now on
-                on_withdraw(bot)
-            notify(f"bot {bot!r} {why} (on {res.node}): it is withdrawn from this run; its matches not begun are not "
-                   "played (run the same command again once it is fixed)")
 
 
 __all__ = ["MATCH_TIMEOUT_S", "MatchResult", "commit", "match_id", "play_match", "run", "shipped_files", "stream_match"]
