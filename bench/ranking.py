@@ -20,7 +20,9 @@ spread (highest minus lowest mu) and whether the order is right.
 mixed, adaptive) and for a naive baseline (uniform random line-ups, a fresh
 deck every game, no duplicate deals), the games until the table's order is
 exactly right in at least 80% of ``--seeds`` runs (and stays so at every later
-checkpoint), the CPU seconds this process took to play them, and both as a
+checkpoint): the arena's order (:func:`arena.points.table_order`: the points rating of the complete blocks, then
+TrueSkill), and TrueSkill's alone beside it, on the same games; naive is ordered by TrueSkill, as a harness
+without duplicate blocks has it; the CPU seconds this process took to play them, and both as a
 ratio to the naive baseline's. The adaptive mode plans as the arena does: rounds
 of arena.planners.adaptive_round games, each on the ratings after all but the last
 adaptive_lag planned games (both grow with the run) (those the arena may still have in flight).
