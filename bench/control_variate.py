@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import random
 import statistics
 import sys
 from pathlib import Path
@@ -40,7 +39,6 @@ from arena import schedule  # noqa: E402
 from bench import deal_variance as dv  # noqa: E402
 from bench import results  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
-from sample_bots.mixed import Mixed  # noqa: E402
 
 HEURISTIC = dv.HEURISTIC
 DEFAULT_PAIRS = "0:0.05,0:0.1,0.2:0.25,0.2:0.2"
@@ -74,17 +72,10 @@ def pairwise(values, seats: list[str], team_of, a: str, b: str) -> float:
 
 def block(rs: Ruleset, players: int, a: str, b: str, rates: dict[str, float], deck: int, lineup: int,
           ref: Reference) -> list[tuple[float, float]]:
-    """One duplicate block of A against B (as :func:`bench.deal_variance.play_block` plays it): per game, A's margin
-    over B and the control variate (the reference's points on the deals that game played, A's less B's)."""
-    ups = schedule.lineups([a, b], rs, players, "mirrored")
-    rots = schedule.rotations(ups[lineup % len(ups)], schedule.is_partnership(rs, players))
+    """One duplicate block of A against B (:func:`bench.deal_variance.played_games`): per game, A's margin over B
+    and the control variate (the reference's points on the deals that game played, A's less B's)."""
     out = []
-    for k, seats in enumerate(rots):
-        g = Game(rs, players, seed=deck)
-        bots = [Mixed(HEURISTIC, rates[x], random.Random(f"{deck}/{k}/{s}")) for s, x in enumerate(seats)]
-        while not g.is_over:
-            s = g.to_act
-            g.apply(bots[s].decide(g.view(s).to_dict()))
+    for seats, g in dv.played_games(rs, players, a, b, rates, deck, lineup):
         team_of = g.table.team_of
         cv = sum(pairwise(ref.points(d, (g.first_dealer + i) % players), seats, team_of, a, b)
                  for i, d in enumerate(g.decks_dealt))

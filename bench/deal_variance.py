@@ -33,11 +33,11 @@ CONFIGS: tuple[tuple[str, int, int | None], ...] = (
     ("bid-euchre", 4, 10), ("bid-euchre", 6, 10), ("bid-euchre", 8, 10), ("five-handed", 5, 8))
 
 
-def play_block(rs: Ruleset, players: int, a: str, b: str, rates: dict[str, float], deck: int,
-               lineup: int) -> list[GameDeals]:
-    """One duplicate block of A against B on deck seed ``deck`` (the ``lineup``-th of their line-ups, rotated):
-    each game played by the mixed heuristic at each seat's rate, a seat's random choices seeded by the deck, the
-    game and the seat (two names for one rate play as two independent copies of that bot)."""
+def played_games(rs: Ruleset, players: int, a: str, b: str, rates: dict[str, float], deck: int,
+                 lineup: int) -> list[tuple[list[str], Game]]:
+    """One duplicate block of A against B on deck seed ``deck`` (the ``lineup``-th of their line-ups, rotated), as
+    (seats, finished game): each game played by the mixed heuristic at each seat's rate, a seat's random choices
+    seeded by the deck, the game and the seat (two names for one rate play as two independent copies of that bot)."""
     ups = schedule.lineups([a, b], rs, players, "mirrored")
     rots = schedule.rotations(ups[lineup % len(ups)], schedule.is_partnership(rs, players))
     out = []
@@ -47,8 +47,14 @@ def play_block(rs: Ruleset, players: int, a: str, b: str, rates: dict[str, float
         while not g.is_over:
             s = g.to_act
             g.apply(bots[s].decide(g.view(s).to_dict()))
-        out.append(game_deals(g, [(x, 1) for x in seats]))
+        out.append((seats, g))
     return out
+
+
+def play_block(rs: Ruleset, players: int, a: str, b: str, rates: dict[str, float], deck: int,
+               lineup: int) -> list[GameDeals]:
+    """One duplicate block of A against B (:func:`played_games`), each game's deals read for the block statistics."""
+    return [game_deals(g, [(x, 1) for x in seats]) for seats, g in played_games(rs, players, a, b, rates, deck, lineup)]
 
 
 def block_values(rs: Ruleset, players: int, a: str, b: str, rates: dict[str, float], blocks: int,
