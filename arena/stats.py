@@ -45,7 +45,7 @@ next. A field % or a ``vs next`` that rests on duplicate blocks with a remote bo
 
 The order (:func:`rank`): the rows with a points rating by it, highest first, then the rest by the conservative
 rating; ``order="trueskill"`` sorts every row by the conservative rating. The points rating separates a ladder of
-known order in about a third of the games TrueSkill on game results needs (docs/ranking.md); TrueSkill still orders
+known order in half to two thirds of the games TrueSkill needs on the same schedules (docs/ranking.md); TrueSkill orders
 a pool of mixed line-ups, whose blocks compare teams, not bots.
 
 Two layouts show the rows: :data:`COMPACT` (fits 80 columns: rank, marked
