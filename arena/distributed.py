@@ -193,6 +193,14 @@ def _tasks(arena: Arena, games: list[PlannedGame], run_id: int, bots: dict[str, 
                  for k in range(0, len(matches), per))
 
 
+def _round_tasks(arena: Arena, games: list[PlannedGame], run_id: int, bots: dict[str, Bot], names: list[str],
+                 matches_per_task: int | None, nodes: dict[str, int]) -> deque[_Task]:
+    """A round's tasks: the whole round in one task unless ``--ray-matches`` says otherwise. A task's start (1-2 s
+    of Ray and of its referee and bots) outweighs a small round's games, and the lag keeps several rounds, so
+    several tasks, in flight."""
+    return _tasks(arena, games, run_id, bots, names, matches_per_task or len({g.match for g in games}), nodes)
+
+
 def _collect(ray, flying: dict, ready: list, again: Callable[[_Task, str], None]) -> list[MatchResult]:
     """What the ``ready`` tasks handed out: a batch of finished games (``final`` False) or a task's last word (taken
     out of ``flying``); a task that failed is taken out and handed to ``again``."""
@@ -292,7 +300,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
         if planning and not queue:   # the next round, once the games it is chosen on are back (None: no more)
             new = plan_round(arena, store, run_id, {g.idx for t in flying.values() for g in t.games} - back_idx, progress)
             planning = new is not None
-            queue.extend(_tasks(arena, new or [], run_id, bots, names, matches_per_task, nodes))
+            queue.extend(_round_tasks(arena, new or [], run_id, bots, names, matches_per_task, nodes))
         now = time.monotonic()
         _cancel_stragglers(ray, flying, now, match_timeout_s, again)
         if ready or now - last_tick > 1.0:

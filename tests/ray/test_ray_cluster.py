@@ -328,16 +328,15 @@ def test_until_confident_and_a_match_stop_early_on_the_cluster(cluster, tmp_path
     """--until-confident with --ray (adaptive by itself) stops once the table's pair is apart, well short of its cap;
     `pepper arena match --ray` plays blocks until its SPRT decides, and says so as it does without Ray."""
     db = _db(tmp_path, "ray.db")
-    # A round's matches in one task (--ray-matches 4): fewer task start-ups than one a match.
     out = _pepper([*_run_args(db, 400)[:-5], "--bots", "heuristic,random", "--until-confident", "--ray",
-                   cluster.address, "--ray-matches", "4", "--quiet", "--db", str(db)], tmp_path, timeout=240)
+                   cluster.address, "--quiet", "--db", str(db)], tmp_path, timeout=240)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "stopped: every adjacent pair of the table is significantly apart" in out.stdout, out.stdout
     with closing(Store(db, read_only=True)) as st:
         assert st.planned_count(1) < 400 and not st.pending(1)
     match = _pepper(["arena", "match", "heuristic", "random", "--ruleset", "short.toml", "--players", "2",
                      "--sprt", "elo0=0 elo1=20 alpha=0.05 beta=0.05", "--max-games", "400", "--ray", cluster.address,
-                     "--ray-matches", "4", "--db", str(tmp_path / "match.db")], tmp_path, timeout=240)
+                     "--db", str(tmp_path / "match.db")], tmp_path, timeout=240)
     assert match.returncode == 0 and "H1 accepted: heuristic is stronger than random" in match.stdout, (
         match.stdout + match.stderr)
     with closing(Store(tmp_path / "match.db", read_only=True)) as st:
