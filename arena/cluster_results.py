@@ -15,8 +15,9 @@ from .tournament import Arena
 def plan_round(arena: Arena, store: Store, run_id: int, waiting: set[int], progress: Progress) -> list[PlannedGame] | None:
     """The planner's next round, as the single-machine arena plans it (:meth:`arena.tournament.Arena._plan_round`):
     once none of the games it is chosen on (planned before its basis) is ``waiting`` (in flight and not back) and no
-    more than its lag are, rated first; stored in the plan and returned. [] while they are waiting; None when no round follows (a fixed plan, the
-    cap reached) or the planner stops the run (``--until-confident``, a decided match: ``progress.stopped``)."""
+    more than its lag are, rated first; stored in the plan and returned. [] while they are waiting; None when no
+    round follows (a fixed plan, the cap reached) or the planner stops the run (``--until-confident``, a decided
+    match: ``progress.stopped``)."""
     planner = arena.planner
     planned = store.planned_count(run_id)
     if not planner.more(run_id, planned):

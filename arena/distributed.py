@@ -20,7 +20,7 @@ driver that died).
 
 Rounds. A run's planner decides its games as on one machine: a fixed plan is submitted at once; an adaptive run
 (``--adaptive``, ``--until-confident``) and ``pepper arena match --ray`` plan each round once the games it is chosen
-on have come back and been rated (:func:`_plan_round`), and stop when the planner says so, the matches in flight
+on have come back and been rated (:func:`arena.cluster_results.plan_round`), and stop when the planner says so, the matches in flight
 played out. The same command and seed plan the same rounds as without Ray.
 
 This module imports Ray only inside :func:`run` and a task's body on a node: the single-machine arena never loads it.
@@ -243,7 +243,7 @@ def _opening(ray, arena: Arena, store: Store, run_id: int, bots: dict[str, Bot],
     nodes = _wait_for_cpus(ray, cpu_nodes(ray), time.monotonic(), progress, address)
     queue = _tasks(arena, store.pending(run_id), run_id, bots, names, matches_per_task, nodes)
     if not queue and (first := plan_round(arena, store, run_id, set(), progress)):
-        queue = _tasks(arena, first, run_id, bots, names, matches_per_task, nodes)
+        queue = _round_tasks(arena, first, run_id, bots, names, matches_per_task, nodes)
     if queue:
         notify(cluster_plan(nodes, queue[0].cpus, len(queue[0].ids)))
     return progress, nodes, queue
@@ -253,7 +253,7 @@ def _drive(ray, remote_play, arena: Arena, store: Store, run_id: int, bots: dict
            on_progress, notify, match_timeout_s: float, matches_per_task: int | None, on_match, root: str | None,
            address: str) -> Progress:
     progress, nodes, queue = _opening(ray, arena, store, run_id, bots, names, matches_per_task, notify, address)
-    planning = True     # the planner may plan more rounds (an adaptive run, a match): see _plan_round
+    planning = True     # the planner may plan more rounds (an adaptive run, a match): see plan_round
     back_idx: set[int] = set()   # plan indexes of the games that have come back (stored, or stored before)
     versions = dict(arena.versions or {})
     files = shipped_files(arena.cfg)

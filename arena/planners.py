@@ -24,7 +24,7 @@ from . import schedule, stats
 from .context import RunContext
 from .errors import UsageError
 from .evidence import LEVEL, Block, head_to_head
-from .points import points_ratings, table_order
+from .points import table_order
 from .ratings import Rating
 
 # Adaptive mode plans this many games per round (whole matches), whatever --concurrency says, each round on the
@@ -282,9 +282,9 @@ class AdaptivePlanner(Entrants):
         return [schedule.lineup_table_doubt(doubt, u, self.ctx.table) for u in ups]
 
     def separations(self, run_id: int) -> list[tuple[str, str, bool]] | None:
-        """The table's adjacent pairs (in its order: :func:`arena.stats.rank`) (upper, lower, significantly apart at
-        this run's per-look :meth:`level`) as of the basis (the planned games before the rounds in flight, all stored and rated; None before any): by their
-        head-to-head blocks in which each was its team alone where they have enough, else their ratings, as the
+        """The table's adjacent pairs in its order (:func:`arena.stats.rank`): (upper, lower, significantly apart at
+        this run's per-look :meth:`level`) as of the basis (the planned games before the rounds in flight, all stored
+        and rated; None before any): by their head-to-head blocks in which each was its team alone where they have enough, else their ratings, as the
         leaderboard marks ties (:func:`stats.separation`). A function of the plan only, not of the order games
         finished in."""
         ctx = self.ctx
@@ -301,7 +301,7 @@ class AdaptivePlanner(Entrants):
                     and ctx.version(b.bot) == b.version and ctx.version(b.opponent) == b.opponent_version):
                 blocks.setdefault((b.bot, b.opponent), []).append(Block(b.games, b.score, b.score_sq, b.margin, b.margin_sq))
         # The table's order (stats.rank): by the points rating of these blocks, then TrueSkill.
-        points = points_ratings((a, b, sum(x.games for x in bl), sum(x.margin for x in bl)) for (a, b), bl in blocks.items())
+        points = stats.block_points(blocks)
         order = table_order(self.entrants, {n: ratings[n].conservative for n in self.entrants},
                             {n: p for n, p in points.items() if n in ratings})
         level = self.level()

@@ -210,14 +210,20 @@ def rank(rows: list[Row], solo: dict[tuple[Side, Side], list[Block]], order: str
     alone, the points still shown."""
     if order not in ORDERS:
         raise ValueError(f"unknown table order {order!r}: expected one of {', '.join(ORDERS)}")
-    ratings = points_ratings((a, b, sum(x.games for x in bl), sum(x.margin for x in bl)) for (a, b), bl in solo.items())
+    ratings = block_points(solo)
     for r in rows:
         r.points = ratings.get((r.bot, r.version))
     by_side = {(r.bot, r.version): r for r in rows}
-    points = {s: r.points for s, r in by_side.items() if r.points is not None and order == "points"}
+    points = {s: r.points for s, r in by_side.items() if r.points is not None} if order == "points" else {}
     rows[:] = [by_side[s] for s in table_order(by_side, {s: r.conservative for s, r in by_side.items()}, points)]
     for i, row in enumerate(rows, 1):
         row.rank = i
+
+
+def block_points(blocks: dict) -> dict:
+    """The points rating (:func:`arena.points.points_ratings`) of each side of ``blocks`` (ordered pair of sides ->
+    their complete blocks, each its team alone: :func:`blocks_by_pair` with ``solo``)."""
+    return points_ratings((a, b, sum(x.games for x in bl), sum(x.margin for x in bl)) for (a, b), bl in blocks.items())
 
 
 def ordered_by(rows: Iterable[Row], order: str = "points") -> str:
@@ -351,5 +357,5 @@ def cross_table(store: Store, pool: str, rows: list[Row], as_of: int | None = No
 
 
 __all__ = ["BEATS_CAPTION", "COMPACT", "FIELD_CAPTION", "NEXT_CAPTION", "ORDERS", "POINTS_CAPTION", "REMOTE_CAPTION",
-           "WIDE", "Column", "CrossTable", "Row", "blocks_by_pair", "cross_table", "field_scores", "head_to_heads",
+           "WIDE", "Column", "CrossTable", "Row", "block_points", "blocks_by_pair", "cross_table", "field_scores", "head_to_heads",
            "label", "ordered_by", "partnered", "rank", "remote_marked", "separate", "separation", "solo_rows", "table"]

@@ -92,6 +92,10 @@ from arena import schedule  # noqa: E402
 from arena.planners import adaptive_lag, adaptive_round  # noqa: E402
 from arena.points import points_ratings, table_order  # noqa: E402
 from arena.ratings import DEFAULT_SIGMA, Rater, Rating, ranks_from_result  # noqa: E402
+
+# The table's orders measured: by the points rating of the complete blocks (the arena's default), and by TrueSkill on
+# game results alone (the table before it, and a naive harness's).
+from arena.stats import ORDERS  # noqa: E402
 from bench import results  # noqa: E402
 from referee.rules import Game, Ruleset, get_ruleset  # noqa: E402
 from sample_bots import HeuristicBot  # noqa: E402
@@ -112,9 +116,6 @@ def lineup_doubt(ratings: dict, seats: list[str], table, default) -> float:
     return sum(schedule.order_doubt(ratings, a, b, default) for a, b in pairs) / len(pairs) if pairs else 0.0
 
 CHECK_EVERY = 20  # games between checkpoints of the order
-#: The table's orders measured (arena.stats.ORDERS): by the points rating of the complete blocks (the arena's
-#: default), and by TrueSkill on game results alone (the table before it, and a naive harness's).
-ORDERS = ("points", "trueskill")
 
 
 def ladder(rates=RATES) -> dict[str, float]:
@@ -176,8 +177,7 @@ class Blocks:
                         acc[1] += scores[i] - scores[j]
 
     def points(self) -> dict[str, float]:
-        out = points_ratings(((a, 0), (b, 0), n, m) for (a, b), (n, m) in self.pairs.items())
-        return {bot: x for (bot, _), x in out.items()}
+        return points_ratings((a, b, n, m) for (a, b), (n, m) in self.pairs.items())
 
 
 def order_of(ratings: dict[str, Rating], blocks: Blocks | None) -> list[str]:
