@@ -11,6 +11,25 @@ trap 'rm -rf "$ctx"' EXIT
 # ray[default]: Ray's dashboard and job server, which KubeRay's probes and its RayJob's submitter use.
 "$PY" -m pip install --quiet --disable-pip-version-check --target "$ctx/site" ./sdk/python '.[ray]' 'ray[default]'
 mv "$ctx/site/bin" "$ctx/bin"   # the console scripts (pepper, ray)
+# The compiled engine that `make install` built in this checkout (a wheel built by pip has none: its build has no
+# Cython), copied in when it was built from today's sources: a node's referees run as `make arena`'s do.
+compiled_is_current() {   # every module in the build's marker, with the sha256 of its .py and .pxd as built
+    [ -f referee/rules/_compiled_build.txt ] || return 1
+    local module digest src
+    while read -r module digest; do
+        src=${module//.//}
+        [ "$(cat "$src.py" "$src.pxd" 2>/dev/null | sha256sum | cut -d' ' -f1)" = "$digest" ] || return 1
+    done <referee/rules/_compiled_build.txt
+}
+if compiled_is_current; then
+    while read -r module _; do
+        src=${module//.//}
+        cp "$src".cpython-311-*.so "$ctx/site/$(dirname "$src")/"
+    done <referee/rules/_compiled_build.txt
+else
+    echo "images/build-cluster.sh: note: the compiled engine is not built from these sources (make compiled): the" \
+         "cluster's referees will run as pure Python, slower" >&2
+fi
 # bash, wget and grep: KubeRay starts every container with `/bin/bash -c` and probes Ray with `wget ... | grep`;
 # /bin/sh (dash) and coreutils: Ray's job server runs a job's entrypoint through the shell.
 # From Debian's packages, resolved and unpacked as images/build.sh does the base (no package tools in the image).

@@ -39,6 +39,16 @@ def _docker() -> str | None:
     return None
 
 
+def _compose() -> str | None:
+    if (why := _docker()) is not None:
+        return why
+    r = subprocess.run(["docker", "compose", "version", "--short"], capture_output=True, text=True)
+    version = r.stdout.strip().lstrip("v").split("-")[0]
+    if r.returncode or tuple(int(x) for x in version.split(".")[:2] if x.isdigit()) < (2, 24):
+        return f"`docker compose` is {version or 'missing'}, not 2.24 or newer: run tools/install-compose.sh (as root)"
+    return None
+
+
 def _chromium() -> str | None:
     if Path(CHROMIUM).exists() or ("PEPPER_CHROMIUM" not in os.environ and shutil.which("chromium")):
         return None
@@ -77,6 +87,7 @@ class Need:
 
 NEEDS: dict[str, Need] = {
     "docker": Need("a Docker Engine", "tests/sandbox", _docker),
+    "compose": Need("Docker Compose 2.24 or newer", "tests/ray/test_compose_cluster.py", _compose),
     "chromium": Need("Chromium", "tests/web (the browser tests)", _chromium),
     "go": Need("the Go kit's toolchain", "tests/sample_bots/test_starter_kits.py (go)", _kit("go")),
     "cpp": Need("the C++ kit's toolchain", "tests/sample_bots/test_starter_kits.py (cpp)", _kit("cpp")),
