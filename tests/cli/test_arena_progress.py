@@ -53,12 +53,13 @@ def test_quiet_prints_no_progress_lines(tmp_path):
 
 
 def test_the_store_holds_finished_games_while_the_run_goes_at_the_default_concurrency(tmp_path):
-    """Polled from outside, as `pepper arena table` would: games are committed one by one from early in the run,
-    not all at its end."""
+    """Polled from outside, as `pepper arena table` would: games are committed in small groups while the run
+    plays, not all at its end."""
     games = 400
     arena = start(tmp_path, "--games", str(games), "--seed", "4", "--quiet")
     db = tmp_path / "arena.db"
-    t0, counts = time.monotonic(), []   # (seconds into the run, stored games)
+    counts = []   # (seconds into the run, stored games)
+    t0 = time.monotonic()
     while arena.poll() is None:
         if db.exists():
             try:
@@ -67,12 +68,12 @@ def test_the_store_holds_finished_games_while_the_run_goes_at_the_default_concur
             except sqlite3.OperationalError:   # created, its schema not there yet
                 pass
         time.sleep(0.1)
-    took = time.monotonic() - t0
     assert arena.returncode == 0, arena.stderr.read()
     partial = [(t, n) for t, n in counts if 0 < n < games]
     assert partial, counts
-    # Games are stored from the first part of the run on, and the count grows steadily through it.
-    assert partial[0][0] < took / 2, (partial[0], took)
+    # Games are stored while the run plays, not at its end: polled from outside, the count is seen in its first
+    # quarter and again in its middle half. (Not a share of the run's time: on a loaded machine the referee's and
+    # the bots' start can take half of a run this short.)
     assert any(n < games / 4 for _, n in partial) and any(games / 4 <= n < 3 * games / 4 for _, n in partial), counts
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import needs
 import pytest
 
-pytestmark = pytest.mark.xdist_group("compose-cluster")
+pytestmark = pytest.mark.xdist_group("ray")   # one cluster at a time on a 2-core machine (test_ray_cluster.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "deploy" / "cluster" / "compose.yaml"
