@@ -21,7 +21,7 @@ from pathlib import Path
 import needs
 import pytest
 
-pytestmark = pytest.mark.xdist_group("ray")   # one cluster at a time on a 2-core machine (test_ray_cluster.py)
+pytestmark = pytest.mark.xdist_group("compose-cluster")
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "deploy" / "cluster" / "compose.yaml"
@@ -89,10 +89,23 @@ class Compose:
         r = subprocess.run([*self.base, "logs", "--tail", "30"], capture_output=True, text=True, timeout=60)
         return r.stdout[-6000:]
 
-    def alive_nodes(self) -> int:
-        r = self.head("ray", "status", check=False, timeout=60)
-        active = r.stdout.split("Active:", 1)[-1].split("Pending:", 1)[0]
-        return active.count(" node_") if r.returncode == 0 else 0
+    def wait_for_nodes(self, nodes: int, timeout: float = 90) -> None:
+        """Until ``nodes`` Ray nodes are alive: one process in the head that asks Ray's GCS twice a second (a
+        `ray status` a poll would cost a second of CPU each)."""
+        wait = ("import ray, sys, time\n"
+                "ray.init(address='auto', logging_level='ERROR', log_to_driver=False)\n"
+                f"end = time.monotonic() + {timeout}\n"
+                f"while (n := sum(node['Alive'] for node in ray.nodes())) < {nodes} and time.monotonic() < end:\n"
+                "    time.sleep(0.5)\n"
+                "print(n)\n")
+        deadline = time.monotonic() + timeout
+        while True:   # ray.init fails until the head has written its address
+            r = self.head("python3", "-c", wait, check=False, timeout=timeout + 60)
+            if r.returncode == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        assert r.returncode == 0 and r.stdout.split()[-1] == str(nodes), \
+            f"{r.stdout}\n{r.stderr[-2000:]}\n{self.logs()}"
 
 
 @pytest.fixture(scope="module")
@@ -101,10 +114,7 @@ def compose_cluster(cluster_image, tmp_path_factory):
     compose = Compose(tmp_path_factory.mktemp("cluster"))
     try:
         compose("up", "--detach", "--scale", "worker=2")
-        deadline = time.monotonic() + 90
-        while (nodes := compose.alive_nodes()) < 3:
-            assert time.monotonic() < deadline, f"{nodes} of 3 Ray nodes up after 90 s\n{compose.logs()}"
-            time.sleep(1)
+        compose.wait_for_nodes(3)   # the head and both workers
         yield compose
     finally:
         compose("down", "--volumes", "--timeout", "5", "--remove-orphans", check=False, timeout=120)
