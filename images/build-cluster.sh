@@ -1,18 +1,13 @@
 #!/usr/bin/env bash
 # Build pepper-cluster:latest (images/Dockerfile.cluster; docs/cluster.md): pepper-base:bookworm (images/build.sh)
 # with the project and its [ray] extra installed by this machine's Python 3.11 pip into the image's dist-packages.
-# Usage: images/build-cluster.sh [PYTHON]
+# An image built from the same files (every file git tracks or would add, and the compiled engine's marker) is kept:
+# --force builds it again anyway, e.g. for newer releases of Ray on PyPI.
+# Usage: images/build-cluster.sh [--force] [PYTHON]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+force=; [ "${1:-}" = --force ] && { force=1; shift; }
 PY=${1:-python3.11}
-docker image inspect pepper-base:bookworm >/dev/null 2>&1 || images/build.sh "$PY"
-ctx=$(mktemp -d /tmp/pepper-cluster.XXXXXX)
-trap 'rm -rf "$ctx"' EXIT
-# ray[default]: Ray's dashboard and job server, which KubeRay's probes and its RayJob's submitter use.
-"$PY" -m pip install --quiet --disable-pip-version-check --target "$ctx/site" ./sdk/python '.[ray]' 'ray[default]'
-mv "$ctx/site/bin" "$ctx/bin"   # the console scripts (pepper, ray)
-# The compiled engine that `make install` built in this checkout (a wheel built by pip has none: its build has no
-# Cython), copied in when it was built from today's sources: a node's referees run as `make arena`'s do.
 compiled_is_current() {   # every module in the build's marker, with the sha256 of its .py and .pxd as built
     [ -f referee/rules/_compiled_build.txt ] || return 1
     local module digest src
@@ -21,6 +16,24 @@ compiled_is_current() {   # every module in the build's marker, with the sha256 
         [ "$(cat "$src.py" "$src.pxd" 2>/dev/null | sha256sum | cut -d' ' -f1)" = "$digest" ] || return 1
     done <referee/rules/_compiled_build.txt
 }
+inputs=
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    inputs=$( { git ls-files -z --cached --others --exclude-standard | xargs -0 sha256sum 2>/dev/null
+                compiled_is_current && cat referee/rules/_compiled_build.txt; "$PY" --version; } | sha256sum | cut -c1-64)
+fi
+built=$(docker image inspect -f '{{ index .Config.Labels "pepper.inputs" }}' pepper-cluster:latest 2>/dev/null || true)
+if [ -z "$force" ] && [ -n "$inputs" ] && [ "$built" = "$inputs" ]; then
+    echo "images: pepper-cluster:latest is up to date (built from these files; --force builds it again)"
+    exit 0
+fi
+docker image inspect pepper-base:bookworm >/dev/null 2>&1 || images/build.sh "$PY"
+ctx=$(mktemp -d /tmp/pepper-cluster.XXXXXX)
+trap 'rm -rf "$ctx"' EXIT
+# ray[default]: Ray's dashboard and job server, which KubeRay's probes and its RayJob's submitter use.
+"$PY" -m pip install --quiet --disable-pip-version-check --target "$ctx/site" ./sdk/python '.[ray]' 'ray[default]'
+mv "$ctx/site/bin" "$ctx/bin"   # the console scripts (pepper, ray)
+# The compiled engine that `make install` built in this checkout (a wheel built by pip has none: its build has no
+# Cython), copied in when it was built from today's sources: a node's referees run as `make arena`'s do.
 if compiled_is_current; then
     while read -r module _; do
         src=${module//.//}
@@ -48,5 +61,5 @@ rm -rf "$ctx"/root/usr/share/{doc,man,info,lintian} "$ctx/debs"
 [ -e "$ctx/root/bin/sh" ] || ln -s dash "$ctx/root/bin/sh"   # dash's maintainer script makes it on a Debian system
 sed -i '1s|^#!.*|#!/usr/bin/python3|' "$ctx"/bin/*
 cp images/Dockerfile.cluster "$ctx/Dockerfile"
-DOCKER_BUILDKIT=0 docker build --quiet -t pepper-cluster:latest "$ctx" >/dev/null
+DOCKER_BUILDKIT=0 docker build --quiet --label "pepper.inputs=$inputs" -t pepper-cluster:latest "$ctx" >/dev/null
 echo "images: pepper-cluster:latest"

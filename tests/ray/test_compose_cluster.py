@@ -4,8 +4,8 @@ registered from the read-only /bots mount, and `pepper arena run --ray auto` run
 tests/ray/compose.loopback.yaml: every node in the head's network namespace, so that the tests' traffic stays on
 127.0.0.1 instead of the file's bridge network.
 
-The image takes about a minute to build (Ray's wheels, from pip's cache once `make install` has run), the cluster
-about 15 s to start and the run about 10 s."""
+The image takes about 45 s to build (Ray's wheels, from pip's cache once `make install` has run) unless it is up to
+date (.ci/run builds it before `make test`), the cluster about 15 s to start and the run about 10 s."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ if __name__ == "__main__":
 
 @pytest.fixture(scope="module")
 def cluster_image(images) -> None:
-    """pepper-cluster:latest, built from this checkout once per module (``images`` builds its base first)."""
+    """pepper-cluster:latest as of this checkout (built unless up to date; ``images`` builds its base first)."""
     needs.require("compose")
     r = subprocess.run([str(ROOT / "images" / "build-cluster.sh"), sys.executable], cwd=ROOT, capture_output=True,
                        text=True, timeout=900)
@@ -92,7 +92,7 @@ class Compose:
     def wait_for_nodes(self, nodes: int, timeout: float = 90) -> None:
         """Until ``nodes`` Ray nodes are alive: one process in the head that asks Ray's GCS twice a second (a
         `ray status` a poll would cost a second of CPU each)."""
-        wait = ("import ray, sys, time\n"
+        wait = ("import ray, time\n"
                 "ray.init(address='auto', logging_level='ERROR', log_to_driver=False)\n"
                 f"end = time.monotonic() + {timeout}\n"
                 f"while (n := sum(node['Alive'] for node in ray.nodes())) < {nodes} and time.monotonic() < end:\n"
@@ -104,7 +104,7 @@ class Compose:
             if r.returncode == 0 or time.monotonic() > deadline:
                 break
             time.sleep(1)
-        assert r.returncode == 0 and r.stdout.split()[-1] == str(nodes), \
+        assert r.returncode == 0 and r.stdout.split()[-1:] == [str(nodes)], \
             f"{r.stdout}\n{r.stderr[-2000:]}\n{self.logs()}"
 
 
