@@ -16,10 +16,11 @@ compiled_is_current() {   # every module in the build's marker, with the sha256 
         [ "$(cat "$src.py" "$src.pxd" 2>/dev/null | sha256sum | cut -d' ' -f1)" = "$digest" ] || return 1
     done <referee/rules/_compiled_build.txt
 }
+compiled=; compiled_is_current && compiled=1
 inputs=
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     inputs=$( { git ls-files -z --cached --others --exclude-standard | xargs -0 sha256sum 2>/dev/null
-                compiled_is_current && cat referee/rules/_compiled_build.txt; "$PY" --version; } | sha256sum | cut -c1-64)
+                [ -z "$compiled" ] || cat referee/rules/_compiled_build.txt; "$PY" --version; } | sha256sum | cut -c1-64)
 fi
 built=$(docker image inspect -f '{{ index .Config.Labels "pepper.inputs" }}' pepper-cluster:latest 2>/dev/null || true)
 if [ -z "$force" ] && [ -n "$inputs" ] && [ "$built" = "$inputs" ]; then
@@ -34,7 +35,7 @@ trap 'rm -rf "$ctx"' EXIT
 mv "$ctx/site/bin" "$ctx/bin"   # the console scripts (pepper, ray)
 # The compiled engine that `make install` built in this checkout (a wheel built by pip has none: its build has no
 # Cython), copied in when it was built from today's sources: a node's referees run as `make arena`'s do.
-if compiled_is_current; then
+if [ -n "$compiled" ]; then
     while read -r module _; do
         src=${module//.//}
         cp "$src".cpython-311-*.so "$ctx/site/$(dirname "$src")/"
